@@ -1,0 +1,101 @@
+// swift-tools-version: 6.2
+// HaloDesk: the HALO SDK for Linux (HaloServices), a HALO-compatible server (HaloServer)
+// and the GNOME desktop client (HaloDesk), in one package. See ../shared/design/ARCHITECTURE.md.
+import PackageDescription
+
+/// Every target of ours: Swift 6 mode (complete concurrency checking) and warnings are defects.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "HaloDesk",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "HaloServices", targets: ["HaloServices"]),
+        .library(name: "HaloServer", targets: ["HaloServer"]),
+        .executable(name: "halo-server", targets: ["halo-server"]),
+        .executable(name: "halo", targets: ["halo"]),
+        .executable(name: "halo-desk", targets: ["HaloDesk"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // C libraries: module maps and shim headers only (macros and variadics wrapped as inline functions).
+        .systemLibrary(name: "CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
+        .systemLibrary(name: "CAdw", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+
+        // The content tables and the HALO search language over them. Shared by the server's storage
+        // and the SDK's offline cache, so a query answers the same online and offline.
+        .target(
+            name: "HaloContentStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+
+        // The HALO SDK for Linux: the seed's public Swift API over libcurl, with an SQLite cache. No GTK.
+        .target(
+            name: "HaloServices",
+            dependencies: [
+                "HaloContentStore", "CCurl", "CSecret",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+
+        // A HALO-compatible server, usable in-process (the app's local workspace) and as `halo-server`.
+        .target(
+            name: "HaloServer",
+            dependencies: [
+                "HaloContentStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "halo-server",
+            dependencies: ["HaloServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+
+        // `halo`: a scripting client over HaloServices.
+        .executableTarget(
+            name: "halo",
+            dependencies: ["HaloServices", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+
+        // The GNOME app. Sources/HaloDesk/Gtk is the typed GTK layer; other folders are windows/features.
+        .executableTarget(
+            name: "HaloDesk",
+            dependencies: ["HaloServices", "HaloServer", "CGtk", "CAdw"],
+            swiftSettings: strict),
+
+        .testTarget(
+            name: "HaloContentStoreTests",
+            dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HaloServerTests",
+            dependencies: [
+                "HaloServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HaloServicesTests",
+            dependencies: ["HaloServices", "HaloServer"],
+            swiftSettings: strict),
+        // GUI tests drive real windows under Xvfb; they need the process main thread (XCTest).
+        .testTarget(
+            name: "HaloDeskTests",
+            dependencies: ["HaloDesk", "HaloServices", "HaloServer", "CGtk", "CAdw"],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,57 @@
+// Swift cannot call C macros or variadic functions: the inline helpers below stand in for them.
+#ifndef HALO_CGTK_SHIM_H
+#define HALO_CGTK_SHIM_H
+
+#include <gtk/gtk.h>
+#include <glib-unix.h>
+#include <sys/eventfd.h>
+
+// --- Signals -------------------------------------------------------------------------------
+// g_signal_connect is a macro; this is what it expands to, with a destroy notify so the
+// Swift closure box is released when the handler is disconnected or the instance finalizes.
+static inline gulong halo_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
+                                         gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, handler, data, destroy, (GConnectFlags)0);
+}
+
+// --- Checked casts (macros in C) -------------------------------------------------------------
+static inline GtkWidget *halo_widget(gpointer p) { return GTK_WIDGET(p); }
+static inline GtkWindow *halo_window(gpointer p) { return GTK_WINDOW(p); }
+static inline GtkButton *halo_button(gpointer p) { return GTK_BUTTON(p); }
+static inline GtkLabel *halo_label(gpointer p) { return GTK_LABEL(p); }
+static inline GtkBox *halo_box(gpointer p) { return GTK_BOX(p); }
+static inline GtkEditable *halo_editable(gpointer p) { return GTK_EDITABLE(p); }
+static inline GtkAccessible *halo_accessible(gpointer p) { return GTK_ACCESSIBLE(p); }
+static inline GApplication *halo_application(gpointer p) { return G_APPLICATION(p); }
+static inline GtkApplication *halo_gtk_application(gpointer p) { return GTK_APPLICATION(p); }
+static inline GObject *halo_object(gpointer p) { return G_OBJECT(p); }
+static inline gboolean halo_is_widget(gpointer p) { return GTK_IS_WIDGET(p); }
+
+// --- Accessibility (variadic in C) ----------------------------------------------------------
+static inline void halo_accessible_set_label(GtkAccessible *a, const char *label) {
+    gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+}
+static inline void halo_accessible_set_description(GtkAccessible *a, const char *text) {
+    gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+}
+
+// --- GObject properties (variadic in C) -------------------------------------------------------
+static inline void halo_object_set_bool(gpointer object, const char *name, gboolean value) {
+    g_object_set(object, name, value, NULL);
+}
+static inline void halo_object_set_string(gpointer object, const char *name, const char *value) {
+    g_object_set(object, name, value, NULL);
+}
+
+// --- libdispatch main queue <-> GLib main loop -------------------------------------------------
+// What Foundation's run loop uses on Linux: an eventfd that becomes readable when the main queue
+// has work, and the function that drains it. See Sources/HaloDesk/Gtk/MainLoopBridge.swift.
+int _dispatch_get_main_queue_handle_4CF(void);
+void _dispatch_main_queue_callback_4CF(void *msg);
+
+static inline void halo_eventfd_drain(int fd) {
+    eventfd_t value;
+    (void)eventfd_read(fd, &value);
+}
+
+#endif

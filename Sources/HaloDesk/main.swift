@@ -1,0 +1,4 @@
+import CGtk
+import CAdw
+import HaloServices
+print("halo-desk")

@@ -1,0 +1,2 @@
+import HaloServer
+print("halo-server \(HaloServerInfo.version)")

@@ -1,0 +1,2 @@
+import HaloServices
+print("halo \(HaloServicesInfo.sdkVersion)")
