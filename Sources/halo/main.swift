@@ -1,2 +1,2 @@
 import HaloServices
-print("halo \(HaloServicesInfo.sdkVersion)")
+print("halo \("0.1.0")")
