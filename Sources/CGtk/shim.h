@@ -14,6 +14,11 @@ static inline gulong halo_signal_connect(gpointer instance, const gchar *signal,
     return g_signal_connect_data(instance, signal, handler, data, destroy, (GConnectFlags)0);
 }
 
+// Emits a signal with no arguments and no return value (g_signal_emit_by_name is variadic).
+static inline void halo_signal_emit_void(gpointer instance, const gchar *signal) {
+    g_signal_emit_by_name(instance, signal);
+}
+
 // --- Checked casts (macros in C) -------------------------------------------------------------
 static inline GtkWidget *halo_widget(gpointer p) { return GTK_WIDGET(p); }
 static inline GtkWindow *halo_window(gpointer p) { return GTK_WINDOW(p); }
@@ -25,6 +30,10 @@ static inline GtkAccessible *halo_accessible(gpointer p) { return GTK_ACCESSIBLE
 static inline GApplication *halo_application(gpointer p) { return G_APPLICATION(p); }
 static inline GtkApplication *halo_gtk_application(gpointer p) { return GTK_APPLICATION(p); }
 static inline GObject *halo_object(gpointer p) { return G_OBJECT(p); }
+static inline GActionMap *halo_action_map(gpointer p) { return G_ACTION_MAP(p); }
+static inline GAction *halo_action(gpointer p) { return G_ACTION(p); }
+static inline GdkPaintable *halo_paintable(gpointer p) { return GDK_PAINTABLE(p); }
+static inline GtkNative *halo_native(gpointer p) { return GTK_NATIVE(p); }
 static inline gboolean halo_is_widget(gpointer p) { return GTK_IS_WIDGET(p); }
 
 // --- Accessibility (variadic in C) ----------------------------------------------------------

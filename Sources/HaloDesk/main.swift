@@ -1,4 +1,20 @@
-import CGtk
-import CAdw
-import HaloServices
-print("halo-desk")
+// halo-desk: the HaloDesk GNOME application.
+import Foundation
+
+let options: CommandLineOptions
+do {
+    options = try CommandLineOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("halo-desk: \(error)\n\n\(CommandLineOptions.usage)\n".utf8))
+    exit(2)
+}
+if options.showHelp { print(CommandLineOptions.usage); exit(0) }
+if options.showVersion { print("halo-desk \(AppInfo.version)"); exit(0) }
+
+// GTK owns the main thread from here on; the bridge lets @MainActor tasks run inside its loop.
+// `main` stays synchronous: an async main would call dispatch_main() and starve GLib.
+let status = MainActor.assumeIsolated {
+    MainLoopBridge.install()
+    return HaloDeskApplication(options: options).run()
+}
+exit(status)

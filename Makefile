@@ -1,0 +1,61 @@
+# HaloDesk: one-word entry points. `make run` and `make test` set up a fresh machine themselves.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
+APP_ID := io.github.halodesk.HaloDesk
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: all setup build release run test validate bench install uninstall clean
+
+all: build
+
+## setup: install the Debian packages the build, app, tests and benchmarks need (only missing ones)
+setup:
+	@bash scripts/setup.sh
+
+## build: debug build of every product and test
+build: setup
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+
+## release: optimized build of the three executables
+release: setup
+	swift build -c release --product halo-desk $(SWIFT_BUILD_FLAGS)
+	swift build -c release --product halo-server $(SWIFT_BUILD_FLAGS)
+	swift build -c release --product halo $(SWIFT_BUILD_FLAGS)
+
+## run: build and start HaloDesk on its embedded default (the local workspace)
+run: setup
+	swift build --product halo-desk $(SWIFT_BUILD_FLAGS)
+	./.build/debug/halo-desk
+
+## validate: desktop file, AppStream metainfo and GtkBuilder files
+validate: setup
+	@bash scripts/validate-data.sh
+
+## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
+test: build validate
+	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build --disable-swift-testing
+
+## bench: the speed figures the issues ask for, each against its floor (see README)
+bench: setup
+	@bash scripts/bench.sh
+
+## install: binaries, desktop file, metainfo, icon and Resources under $(PREFIX)
+install: release
+	install -Dm755 .build/release/halo-desk $(DESTDIR)$(PREFIX)/bin/halo-desk
+	install -Dm755 .build/release/halo-server $(DESTDIR)$(PREFIX)/bin/halo-server
+	install -Dm755 .build/release/halo $(DESTDIR)$(PREFIX)/bin/halo
+	install -Dm644 data/halo-desk.desktop $(DESTDIR)$(PREFIX)/share/applications/$(APP_ID).desktop
+	install -Dm644 data/$(APP_ID).metainfo.xml $(DESTDIR)$(PREFIX)/share/metainfo/$(APP_ID).metainfo.xml
+	install -Dm644 data/icons/hicolor/scalable/apps/$(APP_ID).svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/$(APP_ID).svg
+	mkdir -p $(DESTDIR)$(PREFIX)/share/halo-desk
+	cp -r Resources/. $(DESTDIR)$(PREFIX)/share/halo-desk/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/halo-desk $(DESTDIR)$(PREFIX)/bin/halo-server $(DESTDIR)$(PREFIX)/bin/halo
+	rm -f $(DESTDIR)$(PREFIX)/share/applications/$(APP_ID).desktop $(DESTDIR)$(PREFIX)/share/metainfo/$(APP_ID).metainfo.xml
+	rm -f $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/$(APP_ID).svg
+	rm -rf $(DESTDIR)$(PREFIX)/share/halo-desk
+
+clean:
+	rm -rf .build test-artifacts bench-artifacts

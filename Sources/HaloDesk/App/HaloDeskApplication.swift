@@ -1,0 +1,106 @@
+import CAdw
+import CGtk
+import Foundation
+
+/// The `AdwApplication`: owns the windows, the app-wide actions and their shortcuts.
+@MainActor
+final class HaloDeskApplication {
+    let application: GObjectRef
+    private let options: CommandLineOptions
+    private(set) var mainWindow: MainWindow?
+
+    init(options: CommandLineOptions) {
+        self.options = options
+        let flags = options.nonUnique ? G_APPLICATION_NON_UNIQUE : G_APPLICATION_DEFAULT_FLAGS
+        application = GObjectRef(adopting: UnsafeMutableRawPointer(adw_application_new(AppInfo.applicationID, flags)))
+        application.on("startup") { [unowned self] in self.startup() }
+        application.on("activate") { [unowned self] in self.activate() }
+    }
+
+    /// Runs the GLib main loop until the last window closes; returns the exit status.
+    func run() -> Int32 {
+        g_application_run(halo_application(application.raw), 0, nil)
+    }
+
+    func quit() {
+        g_application_quit(halo_application(application.raw))
+    }
+
+    private func startup() {
+        g_set_application_name(AppInfo.name)
+        gtk_window_set_default_icon_name(AppInfo.applicationID)
+        if let display = gdk_display_get_default() {
+            gtk_icon_theme_add_search_path(gtk_icon_theme_get_for_display(display), AppResources.iconThemeDirectory)
+            let css = gtk_css_provider_new()
+            gtk_css_provider_load_from_path(css, AppResources.styleSheet)
+            gtk_style_context_add_provider_for_display(display, OpaquePointer(css), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+            g_object_unref(css)
+        }
+        Actions.add("quit", to: application) { [unowned self] in self.quit() }
+        Actions.add("about", to: application) { [unowned self] in self.showAbout() }
+        setAccelerators(["<Control>q"], for: "app.quit")
+        setAccelerators(["<Control>question"], for: "win.show-help-overlay")
+    }
+
+    private func activate() {
+        if let mainWindow {
+            mainWindow.window.present()
+            return
+        }
+        do {
+            let window = try MainWindow(application: self)
+            mainWindow = window
+            afterFirstFrame(of: window)
+            window.window.present()
+        } catch {
+            // Without its layout the app cannot show anything: say why on stderr and exit non-zero.
+            FileHandle.standardError.write(Data("halo-desk: \(error)\n".utf8))
+            g_application_quit(halo_application(application.raw))
+        }
+    }
+
+    /// Handles `--screenshot` and `--quit-after-first-frame` once the window has painted.
+    private func afterFirstFrame(of window: MainWindow) {
+        guard options.screenshotPath != nil || options.quitAfterFirstFrame else { return }
+        let finished = Flag()
+        window.window.on("map") { [unowned self] in
+            guard let clock = gtk_widget_get_frame_clock(window.window.widget) else { return }
+            GObjectRef(retaining: UnsafeMutableRawPointer(clock)).on("after-paint") { [unowned self] in
+                guard !finished.isSet else { return }
+                finished.isSet = true
+                if let path = self.options.screenshotPath {
+                    do {
+                        try Screenshot.save(window.window, to: path)
+                    } catch {
+                        FileHandle.standardError.write(Data("halo-desk: screenshot failed: \(error)\n".utf8))
+                    }
+                }
+                self.quit()
+            }
+        }
+    }
+
+    private func showAbout() {
+        let about = adw_about_window_new()
+        let aboutWindow = OpaquePointer(about)
+        adw_about_window_set_application_name(aboutWindow, AppInfo.name)
+        adw_about_window_set_application_icon(aboutWindow, AppInfo.applicationID)
+        adw_about_window_set_version(aboutWindow, AppInfo.version)
+        adw_about_window_set_developer_name(aboutWindow, "The HaloDesk developers")
+        adw_about_window_set_comments(aboutWindow, "A desktop client for HALO content: modules, instances, search, sync and your pocket.")
+        adw_about_window_set_website(aboutWindow, AppInfo.website)
+        adw_about_window_set_license_type(aboutWindow, GTK_LICENSE_APACHE_2_0)
+        if let mainWindow { gtk_window_set_transient_for(halo_window(about), mainWindow.window.window) }
+        gtk_window_present(halo_window(about))
+    }
+
+    private func setAccelerators(_ accelerators: [String], for action: String) {
+        var cStrings = accelerators.map { strdup($0) } + [nil]
+        defer { cStrings.forEach { free($0) } }
+        cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { pointer in
+                gtk_application_set_accels_for_action(halo_gtk_application(application.raw), action, pointer)
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import CGtk
+
+/// Adds named `GSimpleAction`s (`app.<name>` or `win.<name>`) with Swift handlers.
+@MainActor
+enum Actions {
+    /// Registers `name` on an action map (a GtkApplication or GtkApplicationWindow) and returns it
+    /// so callers can toggle `enabled`. The map keeps the action alive.
+    @discardableResult
+    static func add(_ name: String, to map: GObjectRef, handler: @escaping @MainActor () -> Void) -> GObjectRef {
+        let action = GObjectRef(adopting: UnsafeMutableRawPointer(g_simple_action_new(name, nil)))
+        action.onPointer("activate") { _ in handler() }
+        g_action_map_add_action(halo_action_map(map.raw), halo_action(action.raw))
+        return action
+    }
+
+    static func setEnabled(_ action: GObjectRef, _ enabled: Bool) {
+        g_simple_action_set_enabled(OpaquePointer(action.raw), enabled ? 1 : 0)
+    }
+}

@@ -1,0 +1,53 @@
+import CGtk
+
+/// Renders a realized window to a PNG file, the way GTK paints it (used by GUI tests and by
+/// `halo-desk --screenshot`). Must run after the window's first frame has been painted.
+@MainActor
+enum Screenshot {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    static func save(_ window: Window, to path: String) throws {
+        let width = gtk_widget_get_width(window.widget)
+        let height = gtk_widget_get_height(window.widget)
+        guard width > 0, height > 0 else { throw Failure(description: "window is not realized (size \(width)x\(height))") }
+        guard let renderer = gtk_native_get_renderer(halo_native(window.raw)) else {
+            throw Failure(description: "window has no renderer yet")
+        }
+        let paintable = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_widget_paintable_new(window.widget)))
+        guard let snapshot = gtk_snapshot_new() else { throw Failure(description: "cannot create a GtkSnapshot") }
+        gdk_paintable_snapshot(halo_paintable(paintable.raw), snapshot, Double(width), Double(height))
+        guard let node = gtk_snapshot_free_to_node(snapshot) else {
+            throw Failure(description: "the window painted nothing")
+        }
+        defer { gsk_render_node_unref(node) }
+        guard let texture = gsk_renderer_render_texture(renderer, node, nil) else {
+            throw Failure(description: "rendering the window failed")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(texture)) }
+        if gdk_texture_save_to_png(texture, path) == 0 {
+            throw Failure(description: "cannot write \(path)")
+        }
+    }
+
+    /// Waits (pumping the main loop) until the window has painted a frame, then saves it.
+    static func saveAfterNextPaint(_ window: Window, to path: String, timeout: Double = 10) throws {
+        guard let clock = gtk_widget_get_frame_clock(window.widget) else {
+            throw Failure(description: "window has no frame clock (not realized)")
+        }
+        let clockRef = GObjectRef(retaining: UnsafeMutableRawPointer(clock))
+        let painted = Flag()
+        let connection = clockRef.on("after-paint") { painted.isSet = true }
+        gtk_widget_queue_draw(window.widget)
+        defer { connection.disconnect() }
+        guard MainLoopBridge.iterate(until: { painted.isSet }, timeout: timeout) else {
+            throw Failure(description: "window did not paint within \(timeout) s")
+        }
+        try save(window, to: path)
+    }
+}
+
+/// A main-actor boolean that escaping handlers can set (captured `var`s cannot be mutated from them).
+@MainActor
+final class Flag {
+    var isSet = false
+}

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+/// Starts the real `halo-desk` binary under the session's Xvfb display, as `make run` does, and
+/// looks at it from outside: the X11 window list, a screenshot, and the accessibility tree.
+final class AppLaunchTests: XCTestCase {
+    private var app: Process?
+    private var home: URL?
+
+    override func tearDown() {
+        if let app, app.isRunning {
+            app.terminate()
+            app.waitUntilExit()
+        }
+        if let home { try? FileManager.default.removeItem(at: home) }
+        super.tearDown()
+    }
+
+    /// Launches halo-desk with its own XDG directories; `accessibility` keeps the AT-SPI bridge on.
+    private func launchApp(name: String, accessibility: Bool) throws -> Process {
+        try GUITestEnvironment.requireDisplay()
+        let binary = GUITestEnvironment.productsDirectory.appendingPathComponent("halo-desk")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw XCTSkip("\(binary.path) is not built (make test builds it with `swift build --build-tests`)")
+        }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("halo-desk-\(name)-\(UUID().uuidString)")
+        self.home = home
+        for folder in ["config", "data", "cache"] {
+            try FileManager.default.createDirectory(at: home.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        environment["GDK_BACKEND"] = "x11"
+        environment["GSK_RENDERER"] = "cairo"
+        if accessibility { environment.removeValue(forKey: "GTK_A11Y") } else { environment["GTK_A11Y"] = "none" }
+        let log = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name).log")
+        let process = try ChildProcess.start(binary.path, ["--non-unique"], environment: environment, log: log)
+        app = process
+        return process
+    }
+
+    /// The X11 id of the top-level window titled `title`, once it is mapped.
+    private func windowID(titled title: String) throws -> String? {
+        let tree = try ChildProcess.run("/usr/bin/xwininfo", ["-root", "-tree"])
+        // Lines look like:   0x200007 "HaloDesk": ("halo-desk" "halo-desk")  1100x720+0+0  +0+0
+        return tree.stdout.split(separator: "\n").first { $0.contains("\"\(title)\":") }
+            .flatMap { $0.split(separator: " ").first.map(String.init) }
+    }
+
+    func testMainWindowOpensWithItsTitleAndIsScreenshotted() throws {
+        let process = try launchApp(name: "launch", accessibility: false)
+        let id = try ChildProcess.poll(timeout: 30) { try windowID(titled: "HaloDesk") }
+        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/launch.log")
+        let window = try XCTUnwrap(id, "no window titled HaloDesk appeared within 30 s")
+
+        // Give GTK a moment to paint the first frame before grabbing the pixels.
+        Thread.sleep(forTimeInterval: 1.0)
+        let png = GUITestEnvironment.artifactsDirectory.appendingPathComponent("main-window-launch.png")
+        try? FileManager.default.removeItem(at: png)
+        let grab = try ChildProcess.run("/usr/bin/import", ["-window", window, png.path])
+        XCTAssertEqual(grab.status, 0, grab.stderr)
+        let size = try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int ?? 0
+        XCTAssertGreaterThan(size, 5_000, "the screenshot is suspiciously small: \(png.path)")
+
+        let info = try ChildProcess.run("/usr/bin/xwininfo", ["-id", window])
+        XCTAssertTrue(info.stdout.contains("\"HaloDesk\""), info.stdout)
+        let width = info.stdout.split(separator: "\n").first { $0.contains("Width:") }
+        XCTAssertNotNil(width)
+    }
+
+    /// Finds the running app's main window by its accessible name, as a screen reader would.
+    func testAccessibilityTreeExposesTheMainWindowByName() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
+            throw XCTSkip("at-spi2-core is not installed")
+        }
+        let process = try launchApp(name: "accessibility", accessibility: true)
+        let script = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/find_window.py")
+        let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "HaloDesk", "30"])
+        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility.log")
+        XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
+        XCTAssertTrue(result.stdout.contains("found frame 'HaloDesk'"), result.stdout)
+    }
+}

@@ -1,0 +1,113 @@
+import CGtk
+import XCTest
+
+@testable import HaloDesk
+
+/// The typed GTK layer: signal closures are freed with their connection, and `@MainActor`
+/// tasks resume inside GLib's main loop.
+final class GtkLayerTests: XCTestCase {
+    /// Deallocation tells us whether a signal closure (which captures it) is still alive.
+    private final class Canary {}
+
+    func testEmittingClickedRunsTheSwiftHandlerSynchronously() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let button = Button(label: "Press")
+            let clicks = Counter()
+            button.onClicked { clicks.value += 1 }
+            button.emit("clicked")
+            button.emit("clicked")
+            XCTAssertEqual(clicks.value, 2)
+        }
+    }
+
+    func testDisconnectingReleasesTheClosureBox() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let button = Button(label: "Press")
+            weak var weakCanary: Canary?
+            let connection: SignalConnection = {
+                let canary = Canary()
+                weakCanary = canary
+                return button.onClicked { _ = canary }
+            }()
+            XCTAssertNotNil(weakCanary, "the connected closure keeps what it captured alive")
+            connection.disconnect()
+            XCTAssertNil(weakCanary, "disconnecting must release the closure box")
+            button.emit("clicked") // no handler left: must not crash
+        }
+    }
+
+    func testFinalizingTheWidgetReleasesTheClosureBox() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            weak var weakCanary: Canary?
+            weak var weakButton: Button?
+            do {
+                let button = Button(label: "Press")
+                weakButton = button
+                let canary = Canary()
+                weakCanary = canary
+                button.onClicked { _ = canary }
+            }
+            // The Swift wrapper held the only reference: its deinit unrefs, GTK finalizes the
+            // button and calls the destroy notify, which drops the box.
+            MainLoopBridge.iterate(until: { weakCanary == nil }, timeout: 2)
+            XCTAssertNil(weakButton)
+            XCTAssertNil(weakCanary, "finalizing the widget must release the closure box")
+        }
+    }
+
+    func testTaskAwaitingBackgroundWorkUpdatesALabelInsideTheGLibLoop() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let label = Label("waiting")
+            let mainThreadHops = Counter()
+            Task { @MainActor in
+                let text = await Task.detached {
+                    try? await Task.sleep(for: .milliseconds(30))
+                    return "loaded on \(Thread.isMainThread ? "main" : "a background") thread"
+                }.value
+                mainThreadHops.value += Thread.isMainThread ? 1 : 0
+                label.text = text
+            }
+            XCTAssertEqual(label.text, "waiting", "the task must not have run synchronously")
+            let resumed = MainLoopBridge.iterate(until: { label.text != "waiting" }, timeout: 5)
+            XCTAssertTrue(resumed, "a @MainActor continuation never ran: the GLib↔dispatch bridge is broken")
+            XCTAssertEqual(label.text, "loaded on a background thread")
+            XCTAssertEqual(mainThreadHops.value, 1)
+        }
+    }
+
+    func testBuilderLoadsTheMainWindowLayoutAndReportsMissingObjects() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let builder = try Builder(ui: "main-window")
+            let window: Window = try builder.object("main_window")
+            XCTAssertEqual(window.title, "HaloDesk")
+            XCTAssertThrowsError(try builder.object("no_such_object", as: Widget.self)) { error in
+                XCTAssertTrue("\(error)".contains("no_such_object"))
+            }
+            XCTAssertThrowsError(try Builder(ui: "no-such-layout")) { error in
+                XCTAssertTrue("\(error)".contains("no-such-layout.ui"), "\(error)")
+            }
+            window.destroy()
+        }
+    }
+
+    func testCommandLineOptions() throws {
+        XCTAssertEqual(try CommandLineOptions(arguments: []), CommandLineOptions())
+        let parsed = try CommandLineOptions(arguments: ["--non-unique", "--screenshot", "/tmp/x.png"])
+        XCTAssertTrue(parsed.nonUnique)
+        XCTAssertEqual(parsed.screenshotPath, "/tmp/x.png")
+        XCTAssertThrowsError(try CommandLineOptions(arguments: ["--screenshot"]))
+        XCTAssertThrowsError(try CommandLineOptions(arguments: ["--bogus"])) { error in
+            XCTAssertEqual("\(error)", "unknown option '--bogus'")
+        }
+    }
+}
+
+@MainActor
+final class Counter {
+    var value = 0
+}
