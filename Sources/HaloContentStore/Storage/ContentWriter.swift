@@ -154,7 +154,7 @@ extension WireTag {
     var jsonValue: JSONValue {
         var members: [String: JSONValue] = ["name": .string(name), "value": .string(value)]
         if let id { members["id"] = .string(id) }
-        if let tagType { members["tagType"] = .string(tagType) }
+        if let tagTypeObject { members["tagType"] = .object(tagTypeObject) } else if let tagType { members["tagType"] = .string(tagType) }
         return .object(members)
     }
 }
