@@ -1,0 +1,102 @@
+import GRDB
+import XCTest
+@testable import HaloContentStore
+
+/// Writing, reading, deleting, ordering and paging.
+final class ContentTablesTests: XCTestCase {
+    func testUpsertReplacesValuesTagsAndIndexRows() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(instance(1, values: ["color": "red", "n": 1], tags: [WireTag(name: "a", value: "1")]), in: db)
+            var changed = instance(1, values: ["color": "blue"], tags: [WireTag(name: "b", value: "2")], updatedAt: 5_000)
+            changed.externalId = "ext-1"
+            try ContentTables.upsert(changed, in: db)
+            let stored = try XCTUnwrap(ContentTables.instance(id: hexId(1), in: db))
+            XCTAssertEqual(stored, changed)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance"), 1)
+            let red = try ContentTables.search(SearchRequest(searchValues: .compare("color", .equal, "red")), in: db)
+            XCTAssertEqual(red.total, 0, "old value rows must be gone")
+            let n = try ContentTables.search(SearchRequest(searchValues: .compare("n", .notEqual, nil)), in: db)
+            XCTAssertEqual(n.total, 0, "a field dropped by the update is absent")
+            let tagged = try ContentTables.search(SearchRequest(segmentTags: [WireTag(name: "a", value: "1")]), in: db)
+            XCTAssertEqual(tagged.total, 0, "old tags must be gone")
+        }
+    }
+
+    func testInvalidInstancesAreRejected() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            var noId = instance(1)
+            noId.id = ""
+            XCTAssertThrowsError(try ContentTables.upsert(noId, in: db)) {
+                XCTAssertEqual($0 as? ContentStoreError, .invalidInstance("an instance needs an id to be stored"))
+            }
+            var noDate = instance(2)
+            noDate.createdAt = nil
+            XCTAssertThrowsError(try ContentTables.upsert(noDate, in: db)) {
+                XCTAssertEqual($0 as? ContentStoreError, .invalidInstance("instance \(hexId(2)) has no createdAt"))
+            }
+        }
+    }
+
+    func testDeletesAndCounts() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(contentsOf: (1...5).map { instance($0, module: $0 <= 3 ? "a" : "b") }, in: db)
+            let deleted = try XCTUnwrap(ContentTables.softDelete(id: hexId(1), at: 9_000, by: "Ann", in: db))
+            XCTAssertEqual(deleted.deletedAt, 9_000)
+            XCTAssertEqual(deleted.deletedBy, "Ann")
+            XCTAssertEqual(try ContentTables.softDelete(id: hexId(1), at: 9_500, by: "Bob", in: db)?.deletedAt, 9_000,
+                           "the first deletion stays")
+            XCTAssertNil(try ContentTables.softDelete(id: "nope", at: 1, by: nil, in: db))
+            XCTAssertEqual(try ContentTables.count(moduleId: "a", in: db), 2)
+            XCTAssertEqual(try ContentTables.moduleCounts(in: db), ["a": 2, "b": 2])
+            XCTAssertEqual(try ContentTables.truncate(moduleId: "b", at: 10_000, in: db), 2)
+            XCTAssertEqual(try ContentTables.truncate(moduleId: "b", at: 11_000, in: db), 0)
+            XCTAssertEqual(try ContentTables.moduleCounts(in: db), ["a": 2])
+            try ContentTables.hardDelete(ids: [hexId(2), hexId(4)], in: db)
+            XCTAssertNil(try ContentTables.instance(id: hexId(2), in: db))
+            for table in ["content_instance", "content_body"] {
+                XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)"), 3, table)
+            }
+            XCTAssertEqual(try ContentTables.instances(ids: [hexId(5), hexId(2), hexId(3)], in: db).map(\.id), [hexId(5), hexId(3)])
+        }
+    }
+
+    func testSortTieBreakAndPagination() throws {
+        let db = try makeContentDatabase()
+        // 25 instances; createdAt repeats in groups of 5 so the id tie-break decides within a group.
+        let items = (1...25).map { n in instance(n, name: "n\(26 - n)", createdAt: Int64(100 + (n - 1) / 5)) }
+        try db.write { try ContentTables.upsert(contentsOf: items.shuffled(), in: $0) }
+        func page(_ request: SearchRequest) throws -> SearchPage { try db.read { try ContentTables.search(request, in: $0) } }
+
+        let first = try page(SearchRequest())
+        XCTAssertEqual(first.total, 25)
+        XCTAssertEqual(first.limit, 10)
+        XCTAssertEqual(first.page, 1)
+        XCTAssertEqual(first.totalPages, 3)
+        // createdAt desc, then id asc within equal createdAt.
+        XCTAssertEqual(first.items.map { Int($0.id, radix: 16) ?? 0 }, [21, 22, 23, 24, 25, 16, 17, 18, 19, 20])
+
+        let third = try page(SearchRequest(pagination: .init(page: 3, limit: 10)))
+        XCTAssertEqual(third.items.count, 5)
+        XCTAssertEqual(third.offset, 20)
+        XCTAssertEqual(third.items.map { Int($0.id, radix: 16) ?? 0 }, [1, 2, 3, 4, 5])
+        XCTAssertEqual(try page(SearchRequest(pagination: .init(page: 4, limit: 10))).items, [])
+
+        let all = try page(SearchRequest(pagination: .init(skip: true), sort: "name asc"))
+        XCTAssertEqual(all.items.count, 25)
+        XCTAssertTrue(all.skipPagination)
+        XCTAssertEqual(all.items.map(\.name), items.map(\.name).sorted())
+
+        let asc = try page(SearchRequest(pagination: .init(page: 1, limit: 7), sort: "createdAt asc"))
+        XCTAssertEqual(asc.items.map { Int($0.id, radix: 16) ?? 0 }, [1, 2, 3, 4, 5, 6, 7])
+
+        XCTAssertThrowsError(try page(SearchRequest(pagination: .init(page: 0, limit: 10)))) {
+            XCTAssertEqual(($0 as? ContentStoreError).map { "\($0)" }, "Invalid search request: pagination needs page ≥ 1 and limit ≥ 1 (got page 0, limit 10)")
+        }
+        XCTAssertThrowsError(try page(SearchRequest(sort: "price asc"))) {
+            XCTAssertTrue("\($0)".contains("cannot sort by \"price\""))
+        }
+    }
+}
