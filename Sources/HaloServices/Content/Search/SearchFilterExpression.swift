@@ -1,0 +1,262 @@
+import Foundation
+
+/// A small infix language for search filters, used by the `halo` command and the app's filter
+/// builder: `price >= 10 and (inStock = true or title like "ab")`.
+///
+/// Grammar (keywords are case-insensitive):
+/// ```
+/// expression := term ("or" term)*
+/// term       := factor ("and" factor)*              -- "and" binds tighter than "or"
+/// factor     := "(" expression ")" | comparison
+/// comparison := property operator value
+/// property   := word | quoted-string                 -- quote names with spaces: "Artwork ID"
+/// operator   := "=" | "==" | "!=" | ">" | "<" | ">=" | "<=" | "in" | "!in" | "not in" | "like"
+/// value      := number | quoted-string | "true" | "false" | "null" | word | list
+/// list       := "[" [value ("," value)*] "]"
+/// word       := letters, digits and _ . - : (starting with a letter or _)
+/// ```
+/// Strings are written in `"…"` or `'…'` with `\` escaping the next character. A bare word
+/// value is a string (`title like ab`). Chains of the same connective flatten into one group
+/// (`a and b and c` → one `and` with three operands); operand order is kept as written.
+/// Value types follow the seed functions' inference (§11.2).
+extension SearchFilter {
+    /// Parses an infix filter expression; a syntax error is a `HaloError.invalidInput` that says
+    /// what was expected and at which character (1-based).
+    public static func parse(expression: String) throws -> SearchFilter {
+        var parser = FilterExpressionParser(tokens: try FilterExpressionLexer.tokenize(expression))
+        let filter = try parser.parseExpression()
+        if let extra = parser.peek {
+            throw HaloError.invalidInput(message: "Unexpected \(extra.kind.display) at character \(extra.position) of the filter.")
+        }
+        return filter
+    }
+}
+
+private struct FilterToken: Equatable {
+    enum Kind: Equatable {
+        case word(String)
+        case string(String)
+        case number(Double)
+        case symbol(String)  // ( ) [ ] , and the comparison operators
+
+        var display: String {
+            switch self {
+            case .word(let w): return "'\(w)'"
+            case .string(let s): return "\"\(s)\""
+            case .number(let n): return JSONValue.number(n).jsonString()
+            case .symbol(let s): return "'\(s)'"
+            }
+        }
+    }
+    let kind: Kind
+    /// 1-based character offset in the expression.
+    let position: Int
+}
+
+private enum FilterExpressionLexer {
+    static func tokenize(_ text: String) throws -> [FilterToken] {
+        let chars = Array(text)
+        var tokens: [FilterToken] = []
+        var i = 0
+        func isWordStart(_ c: Character) -> Bool { c.isLetter || c == "_" }
+        func isWordPart(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" || c == "." || c == "-" || c == ":" }
+        while i < chars.count {
+            let c = chars[i]
+            let start = i + 1
+            if c.isWhitespace {
+                i += 1
+            } else if "()[],".contains(c) {
+                tokens.append(FilterToken(kind: .symbol(String(c)), position: start))
+                i += 1
+            } else if c == "=" {
+                i += (i + 1 < chars.count && chars[i + 1] == "=") ? 2 : 1
+                tokens.append(FilterToken(kind: .symbol("="), position: start))
+            } else if c == ">" || c == "<" {
+                if i + 1 < chars.count && chars[i + 1] == "=" {
+                    tokens.append(FilterToken(kind: .symbol("\(c)="), position: start))
+                    i += 2
+                } else {
+                    tokens.append(FilterToken(kind: .symbol(String(c)), position: start))
+                    i += 1
+                }
+            } else if c == "!" {
+                if i + 1 < chars.count && chars[i + 1] == "=" {
+                    tokens.append(FilterToken(kind: .symbol("!="), position: start))
+                    i += 2
+                } else if i + 2 < chars.count && chars[i + 1].lowercased() == "i" && chars[i + 2].lowercased() == "n" {
+                    tokens.append(FilterToken(kind: .symbol("!in"), position: start))
+                    i += 3
+                } else {
+                    throw HaloError.invalidInput(message: "Expected '!=' or '!in' at character \(start) of the filter.")
+                }
+            } else if c == "\"" || c == "'" {
+                var value = ""
+                var j = i + 1
+                var closed = false
+                while j < chars.count {
+                    if chars[j] == "\\" && j + 1 < chars.count {
+                        value.append(chars[j + 1])
+                        j += 2
+                    } else if chars[j] == c {
+                        closed = true
+                        j += 1
+                        break
+                    } else {
+                        value.append(chars[j])
+                        j += 1
+                    }
+                }
+                guard closed else {
+                    throw HaloError.invalidInput(message: "The string starting at character \(start) of the filter is not closed.")
+                }
+                tokens.append(FilterToken(kind: .string(value), position: start))
+                i = j
+            } else if c.isNumber || ((c == "-" || c == "+") && i + 1 < chars.count && chars[i + 1].isNumber) {
+                var j = i + 1
+                while j < chars.count && (chars[j].isNumber || ".eE".contains(chars[j])
+                    || ((chars[j] == "-" || chars[j] == "+") && "eE".contains(chars[j - 1])))
+                {
+                    j += 1
+                }
+                let literal = String(chars[i..<j])
+                guard let number = Double(literal), number.isFinite else {
+                    throw HaloError.invalidInput(message: "'\(literal)' at character \(start) of the filter is not a number.")
+                }
+                tokens.append(FilterToken(kind: .number(number), position: start))
+                i = j
+            } else if isWordStart(c) {
+                var j = i + 1
+                while j < chars.count && isWordPart(chars[j]) { j += 1 }
+                tokens.append(FilterToken(kind: .word(String(chars[i..<j])), position: start))
+                i = j
+            } else {
+                throw HaloError.invalidInput(message: "Unexpected character '\(c)' at character \(start) of the filter.")
+            }
+        }
+        return tokens
+    }
+}
+
+private struct FilterExpressionParser {
+    let tokens: [FilterToken]
+    var index = 0
+
+    init(tokens: [FilterToken]) { self.tokens = tokens }
+
+    var peek: FilterToken? { index < tokens.count ? tokens[index] : nil }
+
+    private func isKeyword(_ token: FilterToken?, _ keyword: String) -> Bool {
+        if case .word(let w)? = token?.kind { return w.lowercased() == keyword }
+        return false
+    }
+
+    private func isSymbol(_ token: FilterToken?, _ symbol: String) -> Bool {
+        token?.kind == .symbol(symbol)
+    }
+
+    private func failure(expected: String) -> HaloError {
+        if let token = peek {
+            return .invalidInput(message: "Expected \(expected) at character \(token.position) of the filter, found \(token.kind.display).")
+        }
+        return .invalidInput(message: "Expected \(expected) at the end of the filter.")
+    }
+
+    mutating func parseExpression() throws -> SearchFilter {
+        var operands = [try parseTerm()]
+        while isKeyword(peek, "or") {
+            index += 1
+            operands.append(try parseTerm())
+        }
+        return operands.count == 1 ? operands[0] : .group(.or, operands.flatMap { $0.operands(of: .or) })
+    }
+
+    mutating func parseTerm() throws -> SearchFilter {
+        var operands = [try parseFactor()]
+        while isKeyword(peek, "and") {
+            index += 1
+            operands.append(try parseFactor())
+        }
+        return operands.count == 1 ? operands[0] : .group(.and, operands.flatMap { $0.operands(of: .and) })
+    }
+
+    mutating func parseFactor() throws -> SearchFilter {
+        if isSymbol(peek, "(") {
+            index += 1
+            let inner = try parseExpression()
+            guard isSymbol(peek, ")") else { throw failure(expected: "')'") }
+            index += 1
+            return inner
+        }
+        return try parseComparison()
+    }
+
+    mutating func parseComparison() throws -> SearchFilter {
+        let property: String
+        switch peek?.kind {
+        case .word(let w)? where !["and", "or"].contains(w.lowercased()): property = w
+        case .string(let s)?: property = s
+        default: throw failure(expected: "a property name")
+        }
+        index += 1
+        let operation = try parseOperator()
+        let value = try parseValue()
+        let type = SearchFilter.inferredType(of: value)
+        return .comparison(operation: operation, property: property, value: value, type: type)
+    }
+
+    mutating func parseOperator() throws -> SearchFilterOperation {
+        guard let token = peek else { throw failure(expected: "an operator") }
+        switch token.kind {
+        case .symbol(let s):
+            guard let operation = SearchFilterOperation(rawValue: s) else { throw failure(expected: "an operator") }
+            index += 1
+            return operation
+        case .word(let w):
+            switch w.lowercased() {
+            case "in": index += 1; return .valueIn
+            case "like": index += 1; return .like
+            case "not" where isKeyword(index + 1 < tokens.count ? tokens[index + 1] : nil, "in"):
+                index += 2
+                return .valueNotIn
+            default: throw failure(expected: "an operator")
+            }
+        default: throw failure(expected: "an operator")
+        }
+    }
+
+    mutating func parseValue() throws -> JSONValue {
+        guard let token = peek else { throw failure(expected: "a value") }
+        switch token.kind {
+        case .number(let n): index += 1; return .number(n)
+        case .string(let s): index += 1; return .string(s)
+        case .word(let w):
+            index += 1
+            switch w.lowercased() {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            case "null": return .null
+            default: return .string(w)
+            }
+        case .symbol("["):
+            index += 1
+            var items: [JSONValue] = []
+            if isSymbol(peek, "]") { index += 1; return .array(items) }
+            while true {
+                items.append(try parseValue())
+                if isSymbol(peek, ",") { index += 1; continue }
+                guard isSymbol(peek, "]") else { throw failure(expected: "',' or ']'") }
+                index += 1
+                return .array(items)
+            }
+        default: throw failure(expected: "a value")
+        }
+    }
+}
+
+extension SearchFilter {
+    /// The operands to splice into a parent group of `condition` (a same-condition group flattens).
+    fileprivate func operands(of condition: SearchFilterCondition) -> [SearchFilter] {
+        if case .group(let own, let operands) = self, own == condition { return operands }
+        return [self]
+    }
+}

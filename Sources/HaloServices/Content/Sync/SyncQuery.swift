@@ -1,0 +1,58 @@
+import Foundation
+
+/// What to synchronise: one module (by id or by name), a locale and a time window (PROTOCOL §14.1).
+///
+/// A builder as in the seed: `SyncQuery(moduleId: id).locale(.spanishSpain).fromSync(date)`.
+public struct SyncQuery: Hashable, Sendable, HaloWireEncodable {
+    /// How the module is named in the request.
+    public enum ModuleSelector: Hashable, Sendable {
+        case id(String)
+        case name(String)
+    }
+
+    /// `to-cache` seconds of a first sync (no `fromSync`), as both SDKs sent (§1.4, §14.1).
+    public static let firstSyncServerCacheSeconds = 86_400
+
+    public private(set) var module: ModuleSelector
+    /// iOS always sends a locale; `en-US` unless set.
+    public private(set) var locale: HaloLocale = .englishUnitedStates
+    public private(set) var fromSync: Date?
+    public private(set) var toSync: Date?
+
+    public init(moduleId: String) { module = .id(moduleId) }
+    public init(moduleName: String) { module = .name(moduleName) }
+
+    public var moduleId: String? { if case .id(let id) = module { return id } else { return nil } }
+    public var moduleName: String? { if case .name(let name) = module { return name } else { return nil } }
+    /// The module id or name as given: the key under which synced data is stored (§14.4).
+    public var moduleKey: String {
+        switch module {
+        case .id(let id): return id
+        case .name(let name): return name
+        }
+    }
+
+    public func locale(_ locale: HaloLocale) -> SyncQuery { var copy = self; copy.locale = locale; return copy }
+    public func fromSync(_ date: Date?) -> SyncQuery { var copy = self; copy.fromSync = date; return copy }
+    public func toSync(_ date: Date?) -> SyncQuery { var copy = self; copy.toSync = date; return copy }
+
+    /// Whether this is a first sync (no `fromSync`): cacheable, and to be followed by an
+    /// incremental one from the answer's `syncTimestamp` (§14.3).
+    public var isFirstSync: Bool { fromSync == nil }
+
+    /// The `to-cache` header value: 86400 on a first sync, none on incremental ones.
+    public var serverCacheSeconds: Int? { isFirstSync ? Self.firstSyncServerCacheSeconds : nil }
+
+    /// `{moduleId | moduleName, locale, fromSync?, toSync?}` with whole-millisecond timestamps.
+    public var wireJSON: JSONValue {
+        var builder = WireObjectBuilder()
+        switch module {
+        case .id(let id): builder.set("moduleId", id)
+        case .name(let name): builder.set("moduleName", name)
+        }
+        builder.set("locale", locale.rawValue)
+        builder.set("fromSync", fromSync)
+        builder.set("toSync", toSync)
+        return builder.json
+    }
+}
