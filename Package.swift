@@ -57,6 +57,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 for stored passwords and client secrets (BoringSSL-backed, fast enough).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .executableTarget(
