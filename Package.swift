@@ -76,6 +76,13 @@ let package = Package(
             dependencies: ["HaloServices", "HaloServer", "CGtk", "CAdw"],
             swiftSettings: strict),
 
+        // Times the content store's search against a naive json_extract scan (see the file header).
+        .executableTarget(
+            name: "bench-content-store",
+            dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/ContentStoreBench",
+            swiftSettings: strict),
+
         .testTarget(
             name: "HaloContentStoreTests",
             dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],

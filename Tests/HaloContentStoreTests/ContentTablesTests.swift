@@ -99,4 +99,32 @@ final class ContentTablesTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("cannot sort by \"price\""))
         }
     }
+
+    /// Pages must be slices of the full ordered answer whichever strategy builds them
+    /// (index walk for early pages of dense results, sorted key list otherwise).
+    func testEveryPageIsASliceOfTheFullOrder() throws {
+        let db = try makeContentDatabase()
+        var rng = SystemRandomNumberGenerator()
+        let items = (1...400).map { n in
+            instance(n, module: n % 3 == 0 ? "x" : "y", values: ["even": .bool(n % 2 == 0)],
+                     createdAt: Int64.random(in: 1...60, using: &rng), updatedAt: n % 5 == 0 ? nil : Int64.random(in: 1...60, using: &rng))
+        }
+        try db.write { try ContentTables.upsert(contentsOf: items, in: $0) }
+        for moduleIds in [nil, ["y"], ["x", "y"]] {
+            for sort in ["createdAt desc", "createdAt asc", "updatedAt desc", "name asc,updatedAt asc"] {
+                var request = SearchRequest(moduleIds: moduleIds, searchValues: .compare("even", .equal, true), sort: sort)
+                request.pagination = .init(skip: true)
+                let all = try db.read { try ContentTables.search(request, in: $0) }.items.map(\.id)
+                XCTAssertGreaterThan(all.count, 50)
+                for (page, limit) in [(1, 10), (2, 10), (1, 7), (3, 25), (30, 10)] {
+                    request.pagination = .init(page: page, limit: limit)
+                    let result = try db.read { try ContentTables.search(request, in: $0) }
+                    let start = min((page - 1) * limit, all.count)
+                    XCTAssertEqual(result.items.map(\.id), Array(all[start..<min(start + limit, all.count)]),
+                                   "\(moduleIds ?? []) \(sort) page \(page) limit \(limit)")
+                    XCTAssertEqual(result.total, all.count)
+                }
+            }
+        }
+    }
 }

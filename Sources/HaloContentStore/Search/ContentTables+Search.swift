@@ -23,17 +23,22 @@ extension ContentTables {
 
         let scope = moduleScope(of: request, schema: schema)
         let capacity = (try Int64.fetchOne(db, sql: "SELECT max(pk) FROM content_instance") ?? 0) + 1
-        let universe = try instanceSet(
-            "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module IN (SELECT value FROM json_each(?))"),
-            scope.map { [ContentReader.jsonArray($0)] } ?? [], capacity: capacity, in: db)
+        // One pass over the searched modules gives both the universe (what negations complement)
+        // and the live (not deleted) instances.
+        var universe = RowSet(capacity: capacity)
+        var live = RowSet(capacity: capacity)
+        let scopeSQL = scope == nil ? "" : " WHERE module IN (SELECT value FROM json_each(?))"
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT pk, deletedAt IS NULL FROM content_instance" + scopeSQL),
+            arguments: scope.map { [ContentReader.jsonArray($0)] } ?? [])
+        while let row = try rows.next() {
+            let pk: Int64 = row[0]
+            universe.insert(pk)
+            if row[1] as Bool { live.insert(pk) }
+        }
         let evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
 
-        var matches = universe
-        if !(request.metaSearch?.mentions(property: "deletedAt") ?? false) {
-            matches = try instanceSet(
-                "SELECT pk FROM content_instance WHERE deletedAt IS NOT NULL", [], capacity: capacity, in: db
-            ).complement(in: matches)
-        }
+        var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
         if let ids = request.instanceIds, !ids.isEmpty {
             matches.formIntersection(try instanceSet(
                 "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
@@ -57,7 +62,7 @@ extension ContentTables {
 
         let total = matches.count
         let pks = try orderedPage(
-            of: matches, sortKeys: sortKeys, limit: skip ? nil : limit, offset: skip ? 0 : (page - 1) * limit, in: db)
+            of: matches, universe: universe, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit, offset: skip ? 0 : (page - 1) * limit, in: db)
         let stored = try ContentReader.instances(pks: pks, in: db)
         let items = stored.map { instance in
             var shaped = localize(instance, locale: request.locale, schema: schema)
@@ -112,16 +117,36 @@ extension ContentTables {
     }
 
     /// The pks of one page of `matches` in sort order (all of them when `limit` is nil).
+    ///
+    /// Two strategies: when matches are many and an index delivers the sort order (createdAt or
+    /// updatedAt first, over one module or all), walk that index and keep members until the page
+    /// is full — cost proportional to the page, not to the matches. Otherwise hand SQLite the
+    /// matching keys and let it sort them (a top-N sort when there is a limit).
     private static func orderedPage(
-        of matches: RowSet, sortKeys: [SortKey], limit: Int?, offset: Int, in db: Database
+        of matches: RowSet, universe: RowSet, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
+        in db: Database
     ) throws -> [Int64] {
-        let members = matches.members
-        guard !members.isEmpty, offset < members.count else { return [] }
-        let order = (sortKeys.map { "i.\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["i.id ASC"])
+        let count = matches.count
+        guard count > 0, offset < count else { return [] }
+        let order = (sortKeys.map { "\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
             .joined(separator: ", ")
-        let sql = "SELECT i.pk FROM content_instance i WHERE i.pk IN (SELECT value FROM json_each(?)) ORDER BY \(order) LIMIT ? OFFSET ?"
+        let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
+        if let limit, indexedOrder, (scope?.count ?? 1) == 1,
+           // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
+           Double(offset + limit) * Double(universe.count) / Double(count) < Double(count) / 4 {
+            let sql = "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module = ?") + " ORDER BY \(order)"
+            let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(scope ?? []))
+            var page: [Int64] = []
+            var skipped = 0
+            while page.count < limit, let pk = try cursor.next() {
+                guard matches.contains(pk) else { continue }
+                if skipped < offset { skipped += 1 } else { page.append(pk) }
+            }
+            return page
+        }
+        let sql = "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY \(order) LIMIT ? OFFSET ?"
         return try Int64.fetchAll(
-            db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(members), limit ?? -1, offset])
+            db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(matches.members), limit ?? -1, offset])
     }
 
     private static func localize(_ instance: WireInstance, locale: String?, schema: SearchSchema) -> WireInstance {

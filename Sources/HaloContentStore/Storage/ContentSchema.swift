@@ -39,6 +39,8 @@ enum ContentSchema {
             CREATE INDEX content_instance_module_created ON content_instance(module, createdAt);
             CREATE INDEX content_instance_module_updated ON content_instance(module, updatedAt);
             CREATE INDEX content_instance_module_deleted ON content_instance(module, deletedAt);
+            CREATE INDEX content_instance_created ON content_instance(createdAt);
+            CREATE INDEX content_instance_updated ON content_instance(updatedAt);
 
             CREATE TABLE content_body (
                 pk INTEGER PRIMARY KEY,
