@@ -34,7 +34,11 @@ let package = Package(
         // and the SDK's offline cache, so a query answers the same online and offline.
         .target(
             name: "HaloContentStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // Search steps its key scans with the C API (see Storage/KeyScan.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
 
         // The HALO SDK for Linux: the seed's public Swift API over libcurl, with an SQLite cache. No GTK.

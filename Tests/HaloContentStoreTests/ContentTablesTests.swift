@@ -60,6 +60,12 @@ final class ContentTablesTests: XCTestCase {
                 XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)"), 3, table)
             }
             XCTAssertEqual(try ContentTables.instances(ids: [hexId(5), hexId(2), hexId(3)], in: db).map(\.id), [hexId(5), hexId(3)])
+            // Freed keys: negations must not invent instances for them.
+            let notA = try ContentTables.search(SearchRequest(metaSearch: .compare("name", .notEqual, "none")), in: db)
+            XCTAssertEqual(notA.items.map(\.id), [hexId(3)])
+            let withDeleted = try ContentTables.search(
+                SearchRequest(metaSearch: .compare("deletedAt", .notEqual, 0), pagination: .init(skip: true), sort: "createdAt asc"), in: db)
+            XCTAssertEqual(withDeleted.items.map(\.id), [hexId(1), hexId(3), hexId(5)])
         }
     }
 

@@ -23,19 +23,7 @@ extension ContentTables {
 
         let scope = moduleScope(of: request, schema: schema)
         let capacity = (try Int64.fetchOne(db, sql: "SELECT max(pk) FROM content_instance") ?? 0) + 1
-        // One pass over the searched modules gives both the universe (what negations complement)
-        // and the live (not deleted) instances.
-        var universe = RowSet(capacity: capacity)
-        var live = RowSet(capacity: capacity)
-        let scopeSQL = scope == nil ? "" : " WHERE module IN (SELECT value FROM json_each(?))"
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT pk, deletedAt IS NULL FROM content_instance" + scopeSQL),
-            arguments: scope.map { [ContentReader.jsonArray($0)] } ?? [])
-        while let row = try rows.next() {
-            let pk: Int64 = row[0]
-            universe.insert(pk)
-            if row[1] as Bool { live.insert(pk) }
-        }
+        let (universe, live) = try searchedInstances(scope: scope, capacity: capacity, in: db)
         let evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
 
         var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
@@ -88,10 +76,37 @@ extension ContentTables {
     private static func instanceSet(
         _ sql: String, _ arguments: StatementArguments, capacity: Int64, in db: Database
     ) throws -> RowSet {
-        var result = RowSet(capacity: capacity)
-        let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-        while let pk = try cursor.next() { result.insert(pk) }
-        return result
+        try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
+    }
+
+    /// The instances of the searched modules (what negations complement) and the live (not
+    /// deleted) ones among them.
+    private static func searchedInstances(scope: [String]?, capacity: Int64, in db: Database) throws -> (RowSet, RowSet) {
+        guard let scope else {
+            // All modules: when no key was ever freed, every key up to max(pk) exists and the
+            // universe needs no scan; deleted instances come from a small partial index.
+            let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0
+            var universe = RowSet(capacity: capacity)
+            if count == capacity - 1 {
+                universe = RowSet(filledBelow: capacity)
+            } else {
+                universe = try instanceSet("SELECT pk FROM content_instance", [], capacity: capacity, in: db)
+            }
+            let deleted = try instanceSet(
+                "SELECT pk FROM content_instance WHERE deletedAt IS NOT NULL", [], capacity: capacity, in: db)
+            return (universe, deleted.complement(in: universe))
+        }
+        var universe = RowSet(capacity: capacity)
+        var live = RowSet(capacity: capacity)
+        try KeyScan.forEach(
+            db.cachedStatement(sql: "SELECT pk, deletedAt IS NULL FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
+            arguments: [ContentReader.jsonArray(scope)], in: db
+        ) { row in
+            let pk = KeyScan.int64(row, 0)
+            universe.insert(pk)
+            if KeyScan.int64(row, 1) == 1 { live.insert(pk) }
+        }
+        return (universe, live)
     }
 
     /// Untagged instances are visible to everyone; tagged ones must share one (partial) or all

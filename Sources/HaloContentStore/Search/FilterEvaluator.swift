@@ -38,9 +38,10 @@ struct FilterEvaluator {
             switch condition {
             case .and:
                 var result = universe
-                for operand in operands {
+                let (merged, rest) = try mergedRanges(operands, on: target)
+                for set in merged { result.formIntersection(set) }
+                for operand in rest where !result.isEmpty {
                     result.formIntersection(try evaluate(operand, on: target))
-                    if result.isEmpty { break }
                 }
                 return result
             case .or:
@@ -79,6 +80,46 @@ struct FilterEvaluator {
                 "kind = 3 AND coalesce(folded, str) LIKE ? ESCAPE '\\'", [Self.likePattern(text)], fields: fields)
         case .unrecognized(let name):
             throw ContentStoreError.invalidFilter("unknown operation \"\(name)\"")
+        }
+    }
+
+    /// Within one `and`, numeric range comparisons on the same field (`price >= 10`,
+    /// `price <= 500`) become one index range instead of two large scans. This is exact only when
+    /// every instance holds at most one value in that field (for lists, "some element ≥ 10 and
+    /// some element ≤ 500" may be two different elements), so it is done only for fields never
+    /// stored with several values (`content_field.multi`).
+    private func mergedRanges(_ operands: [FilterNode], on target: Target) throws -> ([RowSet], [FilterNode]) {
+        guard target == .values else { return ([], operands) }
+        var bounds: [String: [(FilterOperation, Double)]] = [:]
+        var rest: [FilterNode] = []
+        for operand in operands {
+            if case .comparison(let c) = operand, c.operation.isRange, let n = Self.numericOperand(c.value) {
+                bounds[c.property, default: []].append((c.operation, n))
+            } else {
+                rest.append(operand)
+            }
+        }
+        var sets: [RowSet] = []
+        for (property, list) in bounds.sorted(by: { $0.key < $1.key }) {
+            let fields = try fieldNumbers(named: property)
+            let single = try fields.isEmpty || Int.fetchOne(
+                db, sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))") == 0
+            if list.count < 2 || !single {
+                rest += list.map { .compare(property, $0.0, .number($0.1)) }
+                continue
+            }
+            let condition = (["kind = 2"] + list.map { "num \($0.0.wireName) ?" }).joined(separator: " AND ")
+            sets.append(try rows(condition, StatementArguments(list.map(\.1)), fields: fields))
+        }
+        return (sets, rest)
+    }
+
+    /// The number a range comparison orders by, when it orders numerically.
+    private static func numericOperand(_ value: JSONValue) -> Double? {
+        switch value {
+        case .number(let n): return n
+        case .string(let s): return number(fromText: s)
+        default: return nil
         }
     }
 
@@ -152,15 +193,12 @@ struct FilterEvaluator {
 
     /// Instances having a value row of one of `fields` that satisfies `condition`.
     private func rows(_ condition: String, _ arguments: StatementArguments, fields: [Int64]) throws -> RowSet {
-        var result = RowSet(capacity: capacity)
-        guard !fields.isEmpty else { return result }
+        guard !fields.isEmpty else { return RowSet(capacity: capacity) }
         // Field numbers are our own integers, so inlining them is safe; it lets SQLite seek the
         // (field, kind, num, str) index once per field.
         let list = fields.map(String.init).joined(separator: ",")
         let sql = "SELECT instance FROM content_value WHERE field IN (\(list)) AND \(condition)"
-        let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-        while let pk = try cursor.next() { result.insert(pk) }
-        return result
+        return try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
 
     private func fieldNumbers(named name: String) throws -> [Int64] {
@@ -242,16 +280,13 @@ struct FilterEvaluator {
     }
 
     private func instances(where condition: String, _ arguments: StatementArguments) throws -> RowSet {
-        var result = RowSet(capacity: capacity)
         var sql = "SELECT pk FROM content_instance WHERE \(condition)"
         var allArguments = arguments
         if let moduleScope {
             sql += " AND module IN (SELECT value FROM json_each(?))"
             allArguments += [ContentReader.jsonArray(moduleScope)]
         }
-        let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: allArguments)
-        while let pk = try cursor.next() { result.insert(pk) }
-        return result
+        return try KeyScan.rowSet(sql, allArguments, capacity: capacity, in: db)
     }
 
     // MARK: - helpers
