@@ -2,7 +2,7 @@
 // values each), times the search language on it, and compares with the naive json_extract scan
 // of the same predicate in the sqlite3 CLI.
 //
-//   swift run -c release bench-content-store [--count 100000] [--runs 60] [--db path] [--keep]
+//   swift run -c release bench-content-store [--count 100000] [--runs 60] [--db path] [--keep] [--reuse] [--breakdown]
 import Foundation
 import GRDB
 import HaloContentStore
@@ -12,6 +12,10 @@ struct Options {
     var runs = 60
     var path: String?
     var keep = false
+    /// Search an existing database from an earlier `--keep` run instead of building one.
+    var reuse = false
+    /// Also time each part of the filter on its own.
+    var breakdown = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -21,6 +25,8 @@ struct Options {
             case "--runs": runs = try Self.int(iterator.next(), argument)
             case "--db": path = iterator.next()
             case "--keep": keep = true
+            case "--reuse": reuse = true
+            case "--breakdown": breakdown = true
             default: throw BenchError("unknown argument \(argument)")
             }
         }
@@ -80,14 +86,22 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
+/// CPU time of the calling thread in ms: unlike wall time, not inflated when other processes
+/// compete for the cores (the build machine is shared).
+func threadCPUms() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) * 1e3 + Double(spec.tv_nsec) / 1e6
+}
+
 func timeIt(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 }
 
-/// Runs SQL `runs` times in the sqlite3 CLI with `.timer on` and returns the real times in ms.
-func sqliteCLITimes(path: String, sql: String, runs: Int) throws -> [Double] {
+/// Runs SQL `runs` times in the sqlite3 CLI with `.timer on` and returns (real, user+sys) times in ms.
+func sqliteCLITimes(path: String, sql: String, runs: Int) throws -> [(real: Double, cpu: Double)] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
     process.arguments = [path]
@@ -100,9 +114,12 @@ func sqliteCLITimes(path: String, sql: String, runs: Int) throws -> [Double] {
     try input.fileHandleForWriting.close()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return text.split(separator: "\n").compactMap { line -> Double? in
-        guard line.hasPrefix("Run Time: real ") else { return nil }
-        return line.dropFirst("Run Time: real ".count).split(separator: " ").first.flatMap { Double($0) }.map { $0 * 1000 }
+    // "Run Time: real 0.123 user 0.100000 sys 0.010000"
+    return text.split(separator: "\n").compactMap { line -> (Double, Double)? in
+        let parts = line.split(separator: " ")
+        guard line.hasPrefix("Run Time: real "), parts.count >= 8,
+              let real = Double(parts[3]), let user = Double(parts[5]), let sys = Double(parts[7]) else { return nil }
+        return (real * 1000, (user + sys) * 1000)
     }
 }
 
@@ -110,18 +127,20 @@ func run() throws {
     let options = try Options(CommandLine.arguments)
     let path = options.path ?? FileManager.default.temporaryDirectory
         .appendingPathComponent("bench-content-\(ProcessInfo.processInfo.processIdentifier).sqlite").path
-    if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-    defer { if !options.keep { try? FileManager.default.removeItem(atPath: path) } }
+    let reuse = options.reuse && FileManager.default.fileExists(atPath: path)
+    if !reuse, FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+    defer { if !options.keep && !options.reuse { try? FileManager.default.removeItem(atPath: path) } }
     let queue = try DatabaseQueue(path: path)
-    var migrator = DatabaseMigrator()
-    ContentTables.registerMigrations(&migrator)
-    try migrator.migrate(queue)
-
-    let instances = makeInstances(count: options.count)
-    let bytes = instances.prefix(1_000).map { JSONValue.object($0.values).compactJSONText.utf8.count }.reduce(0, +) / 1_000
-    let insertMs = try timeIt { try queue.write { try ContentTables.upsert(contentsOf: instances, in: $0) } }
-    try queue.writeWithoutTransaction { try $0.execute(sql: "ANALYZE") }
-    print("bulk upsert: \(options.count) instances (~\(bytes) bytes of values each) in \(String(format: "%.2f", insertMs / 1000)) s")
+    if !reuse {
+        var migrator = DatabaseMigrator()
+        ContentTables.registerMigrations(&migrator)
+        try migrator.migrate(queue)
+        let instances = makeInstances(count: options.count)
+        let bytes = instances.prefix(1_000).map { JSONValue.object($0.values).compactJSONText.utf8.count }.reduce(0, +) / 1_000
+        let insertMs = try timeIt { try queue.write { try ContentTables.upsert(contentsOf: instances, in: $0) } }
+        try queue.writeWithoutTransaction { try $0.execute(sql: "ANALYZE") }
+        print("bulk upsert: \(options.count) instances (~\(bytes) bytes of values each) in \(String(format: "%.2f", insertMs / 1000)) s")
+    }
 
     let filter: FilterNode = .and(
         .compare("price", .greaterOrEqual, 10), .compare("price", .lessOrEqual, 500),
@@ -134,10 +153,14 @@ func run() throws {
     for (label, request, moduleSQL) in scenarios {
         var total = 0
         var times: [Double] = []
+        var cpuTimes: [Double] = []
         for _ in 0..<options.runs {
+            let cpuStart = threadCPUms()
             times.append(try timeIt { total = try queue.read { try ContentTables.search(request, in: $0) }.total })
+            cpuTimes.append(threadCPUms() - cpuStart)
         }
         times.sort()
+        cpuTimes.sort()
         let naivePredicate = """
             \(moduleSQL)i.deletedAt IS NULL AND json_extract(b.values_json, '$.price') >= 10 \
             AND json_extract(b.values_json, '$.price') <= 500 AND (json_extract(b.values_json, '$.inStock') = 1 \
@@ -148,15 +171,38 @@ func run() throws {
             (SELECT count(*) FROM (SELECT i.id FROM content_instance i JOIN content_body b ON b.pk = i.pk \
             WHERE \(naivePredicate) ORDER BY i.createdAt DESC, i.id LIMIT 50));
             """
-        let naive = try sqliteCLITimes(path: path, sql: naiveSQL, runs: 7).sorted()
+        let naive = try sqliteCLITimes(path: path, sql: naiveSQL, runs: 7)
         guard !naive.isEmpty else { throw BenchError("the sqlite3 CLI reported no timings") }
-        let p50 = percentile(times, 0.5), naiveP50 = percentile(naive, 0.5)
+        let p50 = percentile(times, 0.5), naiveP50 = percentile(naive.map(\.real).sorted(), 0.5)
+        let cpuP50 = percentile(cpuTimes, 0.5), naiveCPUP50 = percentile(naive.map(\.cpu).sorted(), 0.5)
+        func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
         print("""
-            search \(label): total \(total), page of 50, \(options.runs) runs: \
-            p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", percentile(times, 0.99))) ms; \
-            naive json_extract scan (sqlite3 CLI, 7 runs) p50 \(String(format: "%.1f", naiveP50)) ms; \
-            speed-up \(String(format: "%.1f", naiveP50 / p50))×
+            search \(label): total \(total), page of 50, \(options.runs) runs
+              wall: p50 \(ms(p50)), p99 \(ms(percentile(times, 0.99))); naive json_extract scan (sqlite3 CLI, 7 runs) \
+            p50 \(ms(naiveP50)); speed-up \(String(format: "%.1f", naiveP50 / p50))×
+              cpu:  p50 \(ms(cpuP50)), p99 \(ms(percentile(cpuTimes, 0.99))); naive p50 \(ms(naiveCPUP50)); \
+            speed-up \(String(format: "%.1f", naiveCPUP50 / cpuP50))×
             """)
+    }
+    if options.breakdown {
+        // Each part of the filter as its own search over all modules: where the time goes.
+        let parts: [(String, FilterNode?)] = [
+            ("no filter", nil),
+            ("price >= 10 and price <= 500", .and(.compare("price", .greaterOrEqual, 10), .compare("price", .lessOrEqual, 500))),
+            ("inStock = true", .compare("inStock", .equal, true)),
+            ("title like ab", .compare("title", .like, "ab")),
+            ("category = delta", .compare("category", .equal, "delta")),
+        ]
+        for (label, filter) in parts {
+            let request = SearchRequest(searchValues: filter, pagination: .init(page: 1, limit: 50))
+            var cpuTimes: [Double] = []
+            for _ in 0..<max(10, options.runs / 2) {
+                let start = threadCPUms()
+                _ = try queue.read { try ContentTables.search(request, in: $0) }
+                cpuTimes.append(threadCPUms() - start)
+            }
+            print("  part \(label): cpu p50 \(String(format: "%.2f", percentile(cpuTimes.sorted(), 0.5))) ms")
+        }
     }
     if options.keep { print("database kept at \(path)") }
 }
