@@ -197,6 +197,10 @@ func run() throws {
             ("inStock = true", .compare("inStock", .equal, true)),
             ("title like ab", .compare("title", .like, "ab")),
             ("category = delta", .compare("category", .equal, "delta")),
+            ("category = delta and title like ab (5% candidates: scans)",
+             .and(.compare("category", .equal, "delta"), .compare("title", .like, "ab"))),
+            ("rating = 4.9 and title like ab (2% candidates: probes)",
+             .and(.compare("rating", .equal, 4.9), .compare("title", .like, "ab"))),
         ]
         for (label, filter) in parts {
             let request = SearchRequest(searchValues: filter, pagination: .init(page: 1, limit: 50))

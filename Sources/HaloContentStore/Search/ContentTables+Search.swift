@@ -24,7 +24,7 @@ extension ContentTables {
         let scope = moduleScope(of: request, schema: schema)
         let capacity = (try Int64.fetchOne(db, sql: "SELECT max(pk) FROM content_instance") ?? 0) + 1
         let (universe, live) = try searchedInstances(scope: scope, capacity: capacity, in: db)
-        let evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
+        var evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
 
         var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
         if let ids = request.instanceIds, !ids.isEmpty {
@@ -35,13 +35,16 @@ extension ContentTables {
         for relation in request.relatedTo ?? [] where !matches.isEmpty {
             let operation: FilterOperation = relation.instanceIds.contains("*") ? .notEqual : .in
             let value: JSONValue = operation == .in ? .array(relation.instanceIds.map(JSONValue.string)) : .null
+            evaluator.candidates = matches
             matches.formIntersection(try evaluator.evaluate(
                 .compare(relation.fieldName, operation, value), on: .values))
         }
         if let filter = request.searchValues, !matches.isEmpty {
+            evaluator.candidates = matches
             matches.formIntersection(try evaluator.evaluate(filter, on: .values))
         }
         if let filter = request.metaSearch, !matches.isEmpty {
+            evaluator.candidates = matches
             matches.formIntersection(try evaluator.evaluate(filter, on: .metadata))
         }
         if let tags = request.segmentTags, !tags.isEmpty, !matches.isEmpty {

@@ -20,6 +20,21 @@ struct FilterEvaluator {
     /// Module ids the search is restricted to; nil = all modules.
     let moduleScope: [String]?
     let capacity: Int64
+    /// When set, only these instances matter (the `and` being evaluated has narrowed to them),
+    /// and comparisons may look up just these instead of scanning a whole index range. Results
+    /// are then exact only within `candidates`, which is all an `and` uses.
+    var candidates: RowSet? = nil
+    /// Below this share of the universe, candidates are probed one by one (about 2 µs each: a
+    /// random page per instance) rather than scanned (about 0.1 µs per key, but the whole range).
+    /// Measured with bench-content-store: probing 5% of 100k costs as much as scanning.
+    var probeRatio = 0.02
+
+    init(db: Database, universe: RowSet, moduleScope: [String]?, capacity: Int64) {
+        self.db = db
+        self.universe = universe
+        self.moduleScope = moduleScope
+        self.capacity = capacity
+    }
 
     /// Metadata columns `metaSearch` may name.
     static let metadataColumns: [String: MetadataColumn] = [
@@ -37,11 +52,14 @@ struct FilterEvaluator {
         case .condition(let condition, let operands):
             switch condition {
             case .and:
-                var result = universe
+                var result = candidates ?? universe
                 let (merged, rest) = try mergedRanges(operands, on: target)
                 for set in merged { result.formIntersection(set) }
-                for operand in rest where !result.isEmpty {
-                    result.formIntersection(try evaluate(operand, on: target))
+                // Likely-selective operands first, so later ones can probe a small candidate set.
+                for operand in rest.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
+                    var narrowed = self
+                    narrowed.candidates = result
+                    result.formIntersection(try narrowed.evaluate(operand, on: target))
                 }
                 return result
             case .or:
@@ -202,6 +220,15 @@ struct FilterEvaluator {
         // Field numbers are our own integers, so inlining them is safe; it lets SQLite seek the
         // (field, kind, num, str) index once per field.
         let list = fields.map(String.init).joined(separator: ",")
+        if let probe = probeList() {
+            // CROSS JOIN keeps the candidates outermost; `+field` makes each probe one seek on the
+            // instance's rows (which sit together) instead of one per module's field number.
+            let sql = """
+                SELECT v.instance FROM json_each(?) c CROSS JOIN content_value v ON v.instance = c.value
+                WHERE +v.field IN (\(list)) AND \(condition)
+                """
+            return try KeyScan.rowSet(sql, [probe] + arguments, capacity: capacity, in: db)
+        }
         let sql = "SELECT instance FROM content_value WHERE field IN (\(list)) AND \(condition)"
         return try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
@@ -285,6 +312,10 @@ struct FilterEvaluator {
     }
 
     private func instances(where condition: String, _ arguments: StatementArguments) throws -> RowSet {
+        if let probe = probeList() {
+            let sql = "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) AND \(condition)"
+            return try KeyScan.rowSet(sql, [probe] + arguments, capacity: capacity, in: db)
+        }
         var sql = "SELECT pk FROM content_instance WHERE \(condition)"
         var allArguments = arguments
         if let moduleScope {
@@ -295,6 +326,26 @@ struct FilterEvaluator {
     }
 
     // MARK: - helpers
+
+    /// The candidates as a JSON array when they are few enough to probe one by one.
+    private func probeList() -> String? {
+        guard let candidates else { return nil }
+        let count = candidates.count
+        guard Double(count) <= Double(universe.count) * probeRatio else { return nil }
+        return ContentReader.jsonArray(candidates.members)
+    }
+
+    /// Evaluation order inside an `and`: equality first (usually selective), then ranges,
+    /// negations, `like` (a scan of every string of the field) and nested conditions last.
+    static func costRank(_ node: FilterNode) -> Int {
+        guard case .comparison(let c) = node else { return 4 }
+        switch c.operation {
+        case .equal, .in: return c.value.isNull ? 2 : 0
+        case .greater, .less, .greaterOrEqual, .lessOrEqual: return 1
+        case .notEqual, .notIn: return 2
+        case .like, .unrecognized: return 3
+        }
+    }
 
     /// "%text%" with the user's `%`, `_` and `\` escaped, lowercased (stored strings are compared
     /// through their lowercased copy).
