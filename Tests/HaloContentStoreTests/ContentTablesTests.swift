@@ -89,6 +89,11 @@ final class ContentTablesTests: XCTestCase {
         XCTAssertEqual(third.offset, 20)
         XCTAssertEqual(third.items.map { Int($0.id, radix: 16) ?? 0 }, [1, 2, 3, 4, 5])
         XCTAssertEqual(try page(SearchRequest(pagination: .init(page: 4, limit: 10))).items, [])
+        let absurd = try page(SearchRequest(pagination: .init(page: 999_999_999_999, limit: 999_999_999_999)))
+        XCTAssertEqual(absurd.items, [])
+        XCTAssertEqual(absurd.total, 25)
+        XCTAssertEqual(absurd.offset, Int.max, "saturates instead of trapping")
+        XCTAssertEqual(absurd.totalPages, 1)
 
         let all = try page(SearchRequest(pagination: .init(skip: true), sort: "name asc"))
         XCTAssertEqual(all.items.count, 25)

@@ -52,8 +52,11 @@ extension ContentTables {
         }
 
         let total = matches.count
+        // Client-chosen page numbers can be absurd: saturate instead of overflowing.
+        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+        let offset = skip ? 0 : (overflow ? Int.max : product)
         let pks = try orderedPage(
-            of: matches, universe: universe, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit, offset: skip ? 0 : (page - 1) * limit, in: db)
+            of: matches, universe: universe, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit, offset: offset, in: db)
         let stored = try ContentReader.instances(pks: pks, in: db)
         let items = stored.map { instance in
             var shaped = localize(instance, locale: request.locale, schema: schema)
@@ -151,7 +154,7 @@ extension ContentTables {
         let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
         if let limit, indexedOrder, (scope?.count ?? 1) == 1,
            // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
-           Double(offset + limit) * Double(universe.count) / Double(count) < Double(count) / 4 {
+           (Double(offset) + Double(limit)) * Double(universe.count) / Double(count) < Double(count) / 4 {
             let sql = "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module = ?") + " ORDER BY \(order)"
             let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(scope ?? []))
             var page: [Int64] = []
