@@ -1,6 +1,8 @@
 import GRDB
 
 /// Evaluates filter trees to sets of instances, one index range per comparison (see `RowSet`).
+/// Inside an `and`, operands run cheapest first; once the running result is a small share of
+/// the searched instances, later comparisons look those up one by one instead of scanning.
 ///
 /// Semantics (identical online and offline, since server and cache both run this):
 /// - `searchValues` compare `values.<property>`; list and object values match element-wise.
