@@ -74,7 +74,7 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
         }
         tagList = try object.list("tags", Tag.init(wire:))
         guard let created = object.date("createdAt") else {
-            throw HaloError.invalidResponse(status: nil, message: "The content instance \(id ?? name) has no \"createdAt\" timestamp.")
+            throw HaloError.invalidResponse(status: nil, message: "The content instance\(id.map { " \($0)" } ?? "") has no \"createdAt\" timestamp.")
         }
         createdAt = created
         updatedAt = object.date("updatedAt")
