@@ -152,4 +152,19 @@ final class SearchFilterTests: XCTestCase {
         XCTAssertEqual(message("= 1"), "Expected a property name at character 1 of the filter, found '='.")
         XCTAssertEqual(message(""), "Expected a property name at the end of the filter.")
     }
+
+    func testExpressionRendersAndParsesBack() throws {
+        let filters = [
+            and(gte(property: "price", value: 10), or(eq(property: "inStock", value: true), like(property: "title", value: "ab"))),
+            or(and(eq(property: "a", value: 1), eq(property: "b", value: nil)), neq(property: "Artwork ID", value: #"say "hi""#)),
+            valueIn(property: "and", value: ["x", "y"]),
+            valueNotIn(property: "n", value: [1.5, -2]),
+        ]
+        XCTAssertEqual(filters[0].expression, #"price >= 10 and (inStock = true or title like "ab")"#)
+        XCTAssertEqual(filters[1].expression, #"(a = 1 and b = null) or "Artwork ID" != "say \"hi\"""#)
+        XCTAssertEqual(filters[2].expression, #""and" in ["x", "y"]"#)
+        for filter in filters {
+            XCTAssertEqual(try SearchFilter.parse(expression: filter.expression), filter, filter.expression)
+        }
+    }
 }

@@ -51,4 +51,22 @@ final class SyncQueryTests: XCTestCase {
         // Missing lists read as empty.
         XCTAssertEqual(try SyncResult(wire: ["syncTimestamp": 5]).created, [])
     }
+
+    func testSeedStyleEmptyBuilder() throws {
+        XCTAssertThrowsError(try SyncQuery().validate()) { error in
+            XCTAssertEqual(error as? HaloError, .invalidInput(message: "The sync query names no module: set moduleId or moduleName."))
+        }
+        let byName = SyncQuery().moduleId("ignored").moduleName("News")
+        XCTAssertNoThrow(try byName.validate())
+        XCTAssertEqual(byName.wireJSON, ["moduleName": "News", "locale": "en-US"])
+        XCTAssertEqual(SyncQuery().moduleId("m1").moduleId, "m1")
+    }
+
+    func testLocaleAndLogEntriesEncodeAsPlainValues() throws {
+        let entry = SyncLogEntry(moduleId: "m", moduleName: nil, syncDate: Date(timeIntervalSince1970: 1),
+                                 locale: .spanishSpain, creations: 1, updates: 2, deletions: 3)
+        let json = try JSONValue(data: JSONEncoder().encode(entry))
+        XCTAssertEqual(json["locale"], "es-ES")
+        XCTAssertEqual(try JSONDecoder().decode(SyncLogEntry.self, from: JSONEncoder().encode(entry)), entry)
+    }
 }

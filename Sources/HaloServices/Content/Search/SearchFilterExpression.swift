@@ -260,3 +260,46 @@ extension SearchFilter {
         return [self]
     }
 }
+
+extension SearchFilter {
+    /// The filter written in the expression language of `parse(expression:)`, e.g.
+    /// `price >= 10 and (inStock = true or title like "ab")`. Parsing it gives the same tree,
+    /// except that explicit `type` overrides (such as `date` on a millisecond number) are not
+    /// written and come back inferred from the value.
+    public var expression: String { render(nestedIn: nil) }
+
+    private func render(nestedIn parent: SearchFilterCondition?) -> String {
+        switch self {
+        case .group(let condition, let operands):
+            guard !operands.isEmpty else { return "" }
+            let text = operands.map { $0.render(nestedIn: condition) }.joined(separator: " \(condition.rawValue) ")
+            // Parenthesize a nested group unless it is the same connective (which flattens anyway).
+            return parent == nil || parent == condition || operands.count == 1 ? text : "(\(text))"
+        case .comparison(let operation, let property, let value, _):
+            return "\(Self.renderProperty(property)) \(operation.rawValue) \(Self.renderValue(value))"
+        }
+    }
+
+    private static let keywords: Set<String> = ["and", "or", "in", "not", "like", "true", "false", "null"]
+
+    private static func renderProperty(_ name: String) -> String {
+        let isWord = name.first.map { $0.isLetter || $0 == "_" } ?? false
+            && name.allSatisfy { $0.isLetter || $0.isNumber || "_.-:".contains($0) }
+        return isWord && !keywords.contains(name.lowercased()) ? name : renderString(name)
+    }
+
+    private static func renderString(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    private static func renderValue(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .number: return value.jsonString()
+        case .string(let s): return renderString(s)
+        case .array(let items): return "[" + items.map(renderValue).joined(separator: ", ") + "]"
+        case .object: return renderString(value.jsonString())
+        }
+    }
+}
