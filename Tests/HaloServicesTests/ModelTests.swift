@@ -126,4 +126,19 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(HaloLocale.knownCodes.count, 443)
         XCTAssertNil(HaloLocale(knownCode: "xx-XX"))
     }
+
+    /// Every truncation of a real answer is a typed error, never a crash or a partial model.
+    func testTruncatedAnswersAreErrors() throws {
+        for file in ["ios/content_instance.json", "android/halo-content/batchManipulation.json",
+                     "android/halo-content/syncUpdateModule.json", "ios/module_list_success_paginated.json"] {
+            let data = try ContentFixture.data(file)
+            for length in stride(from: 0, to: data.count - 1, by: 7) {
+                let prefix = data.prefix(length)
+                XCTAssertThrowsError(try ContentInstance(wireData: prefix), "\(file) @\(length)")
+                XCTAssertThrowsError(try BatchResult(wireData: prefix), "\(file) @\(length)")
+                XCTAssertThrowsError(try SyncResult(wireData: prefix), "\(file) @\(length)")
+                XCTAssertThrowsError(try PaginatedModules(wireData: prefix), "\(file) @\(length)")
+            }
+        }
+    }
 }

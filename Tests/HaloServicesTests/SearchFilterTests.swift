@@ -167,4 +167,15 @@ final class SearchFilterTests: XCTestCase {
             XCTAssertEqual(try SearchFilter.parse(expression: filter.expression), filter, filter.expression)
         }
     }
+
+    func testHostileNestingIsRefusedNotACrash() throws {
+        let deepExpression = String(repeating: "(", count: 5_000) + "a = 1" + String(repeating: ")", count: 5_000)
+        XCTAssertThrowsError(try SearchFilter.parse(expression: deepExpression)) { error in
+            XCTAssertEqual(error as? HaloError, .invalidInput(message: "The filter nests parentheses deeper than 100."))
+        }
+        XCTAssertNoThrow(try SearchFilter.parse(expression: String(repeating: "(", count: 50) + "a = 1" + String(repeating: ")", count: 50)))
+        var tree: JSONValue = ["operation": "=", "property": "a", "value": 1]
+        for _ in 0..<150 { tree = ["condition": "and", "operands": [tree]] }
+        XCTAssertThrowsError(try SearchFilter(wire: tree))
+    }
 }

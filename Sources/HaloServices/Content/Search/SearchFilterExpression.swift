@@ -179,9 +179,18 @@ private struct FilterExpressionParser {
         return operands.count == 1 ? operands[0] : .group(.and, operands.flatMap { $0.operands(of: .and) })
     }
 
+    /// Open parentheses; bounded so hostile input cannot exhaust the stack.
+    private var depth = 0
+    static let maxDepth = 100
+
     mutating func parseFactor() throws -> SearchFilter {
         if isSymbol(peek, "(") {
+            guard depth < Self.maxDepth else {
+                throw HaloError.invalidInput(message: "The filter nests parentheses deeper than \(Self.maxDepth).")
+            }
             index += 1
+            depth += 1
+            defer { depth -= 1 }
             let inner = try parseExpression()
             guard isSymbol(peek, ")") else { throw failure(expected: "')'") }
             index += 1
