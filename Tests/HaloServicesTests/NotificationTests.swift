@@ -62,6 +62,8 @@ final class NotificationTests: XCTestCase {
         XCTAssertEqual(notification.badge, "2")
         XCTAssertEqual(notification.extra, "plain text")
         XCTAssertEqual(notification.type, .normal)
+        XCTAssertEqual(notification.userInfo["scheduleId"] as? String, "s1")
+        XCTAssertEqual((notification.userInfo["aps"] as? [String: Any?])?["badge"] as? Int, 2)
         XCTAssertEqual(HaloNotification(userInfo: ["aps": ["alert": "Just text"]]).body, "Just text")
         XCTAssertThrowsError(try HaloNotification(payload: JSONValue.array([])))
     }

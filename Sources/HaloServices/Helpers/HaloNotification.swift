@@ -49,6 +49,7 @@ public struct HaloNotification: Hashable, Sendable {
         self.init(payload: fields)
     }
 
+    /// Parses a payload given as JSON members.
     public init(payload: [String: JSONValue]) {
         self.payload = payload
         let aps = payload["aps"]?.objectValue ?? [:]
@@ -75,6 +76,13 @@ public struct HaloNotification: Hashable, Sendable {
         image = payload["image"].flatMap(NotificationImage.init(payloadValue:))
         extra = payload["extra"].map(Self.embeddedJSON)
         type = Self.classify(payload: payload, aps: aps)
+    }
+
+    /// The payload as Foundation values, the seed's `[AnyHashable: Any]` form.
+    public var userInfo: [AnyHashable: Any] {
+        var info: [AnyHashable: Any] = [:]
+        for (key, value) in payload { info[key] = AnyJSONConversion.any(from: value) }
+        return info
     }
 
     /// Silent if `content_available` (or APNs `content-available`) is 1; else two-factor if
