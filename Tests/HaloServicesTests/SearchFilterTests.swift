@@ -159,6 +159,7 @@ final class SearchFilterTests: XCTestCase {
             or(and(eq(property: "a", value: 1), eq(property: "b", value: nil)), neq(property: "Artwork ID", value: #"say "hi""#)),
             valueIn(property: "and", value: ["x", "y"]),
             valueNotIn(property: "n", value: [1.5, -2]),
+            SearchFilter.published(now: t),
         ]
         XCTAssertEqual(filters[0].expression, #"price >= 10 and (inStock = true or title like "ab")"#)
         XCTAssertEqual(filters[1].expression, #"(a = 1 and b = null) or "Artwork ID" != "say \"hi\"""#)
@@ -177,5 +178,19 @@ final class SearchFilterTests: XCTestCase {
         var tree: JSONValue = ["operation": "=", "property": "a", "value": 1]
         for _ in 0..<150 { tree = ["condition": "and", "operands": [tree]] }
         XCTAssertThrowsError(try SearchFilter(wire: tree))
+    }
+
+    func testDateLiterals() throws {
+        let expected = SearchFilter.published(now: t)
+        XCTAssertEqual(expected.expression,
+                       "publishedAt <= @1700000000000 and (removedAt > @1700000000000 or removedAt = null) and deletedAt = null")
+        XCTAssertEqual(try SearchFilter.parse(expression: "publishedAt <= @2023-11-14T22:13:20Z and (removedAt > @2023-11-14T22:13:20.000Z or removedAt = null) and deletedAt = null"), expected)
+        XCTAssertEqual(try SearchFilter.parse(expression: "d = @2024-05-01"), eq(property: "d", value: Date(timeIntervalSince1970: 1_714_521_600)))
+        XCTAssertEqual(try SearchFilter.parse(expression: "d in [@0, @1000]").body,
+                       ["operation": "in", "property": "d", "value": [0, 1000], "type": "date"])
+        XCTAssertThrowsError(try SearchFilter.parse(expression: "d = @yesterday")) { error in
+            XCTAssertEqual((error as? HaloError)?.description,
+                           "'@yesterday' at character 5 of the filter is not a date (use @2024-05-01, @2024-05-01T10:00:00Z or @<epoch ms>).")
+        }
     }
 }
