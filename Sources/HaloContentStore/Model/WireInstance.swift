@@ -1,0 +1,142 @@
+/// A content instance exactly as search, sync, edition and batch carry it (§10).
+///
+/// Decoding is tolerant (missing `values`/`tags`/`name` become empty, fractional milliseconds are
+/// rounded, §1.5); encoding always writes every date and editor key, `null` when unset, as the
+/// official fixtures do.
+public struct WireInstance: Sendable, Hashable, Codable {
+    /// 24-hex id; "" when the client has not assigned one yet (a create request).
+    public var id: String
+    /// The module **id** (not its name).
+    public var module: String
+    public var name: String
+    /// Field name → value (see §9.3 for what each field type stores).
+    public var values: [String: JSONValue]
+    public var tags: [WireTag]
+    /// Epoch ms. Nil only in create requests; the store refuses to keep an instance without it.
+    public var createdAt: Int64?
+    public var updatedAt: Int64?
+    /// Nil = draft.
+    public var publishedAt: Int64?
+    /// Scheduled un-publication ("expired").
+    public var removedAt: Int64?
+    public var archivedAt: Int64?
+    /// Soft delete.
+    public var deletedAt: Int64?
+    public var createdBy: String?
+    public var updatedBy: String?
+    public var deletedBy: String?
+    public var customerId: Int?
+    public var revision: Int?
+    /// Carried through untouched (no SDK reads them).
+    public var pushSchedule: JSONValue?
+    public var externalId: JSONValue?
+
+    public init(
+        id: String, module: String, name: String, values: [String: JSONValue] = [:], tags: [WireTag] = [],
+        createdAt: Int64?, updatedAt: Int64? = nil, publishedAt: Int64? = nil, removedAt: Int64? = nil,
+        archivedAt: Int64? = nil, deletedAt: Int64? = nil, createdBy: String? = nil, updatedBy: String? = nil,
+        deletedBy: String? = nil, customerId: Int? = nil, revision: Int? = nil,
+        pushSchedule: JSONValue? = nil, externalId: JSONValue? = nil
+    ) {
+        self.id = id
+        self.module = module
+        self.name = name
+        self.values = values
+        self.tags = tags
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.publishedAt = publishedAt
+        self.removedAt = removedAt
+        self.archivedAt = archivedAt
+        self.deletedAt = deletedAt
+        self.createdBy = createdBy
+        self.updatedBy = updatedBy
+        self.deletedBy = deletedBy
+        self.customerId = customerId
+        self.revision = revision
+        self.pushSchedule = pushSchedule
+        self.externalId = externalId
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, module, name, values, tags, createdAt, updatedAt, publishedAt, removedAt, archivedAt, deletedAt
+        case createdBy, updatedBy, deletedBy, customerId, revision, pushSchedule, externalId
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decodeIfPresent(String.self, forKey: .id) ?? ""
+        module = try c.decodeIfPresent(String.self, forKey: .module) ?? ""
+        name = try c.decodeIfPresent(String.self, forKey: .name) ?? ""
+        // `values: null` appears in a broken fixture; treat it as empty.
+        values = try c.decodeIfPresent([String: JSONValue].self, forKey: .values) ?? [:]
+        tags = try c.decodeIfPresent([WireTag].self, forKey: .tags) ?? []
+        createdAt = try Self.decodeMilliseconds(c, .createdAt)
+        updatedAt = try Self.decodeMilliseconds(c, .updatedAt)
+        publishedAt = try Self.decodeMilliseconds(c, .publishedAt)
+        removedAt = try Self.decodeMilliseconds(c, .removedAt)
+        archivedAt = try Self.decodeMilliseconds(c, .archivedAt)
+        deletedAt = try Self.decodeMilliseconds(c, .deletedAt)
+        createdBy = try c.decodeIfPresent(String.self, forKey: .createdBy)
+        updatedBy = try c.decodeIfPresent(String.self, forKey: .updatedBy)
+        deletedBy = try c.decodeIfPresent(String.self, forKey: .deletedBy)
+        customerId = try c.decodeIfPresent(JSONValue.self, forKey: .customerId)?.int64Value.map { Int($0) }
+        revision = try c.decodeIfPresent(JSONValue.self, forKey: .revision)?.int64Value.map { Int($0) }
+        pushSchedule = try c.decodeIfPresent(JSONValue.self, forKey: .pushSchedule)
+        externalId = try c.decodeIfPresent(JSONValue.self, forKey: .externalId)
+    }
+
+    /// Dates are ms numbers or null; iOS may send fractional ms, which we round (§1.5).
+    private static func decodeMilliseconds(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int64? {
+        guard let raw = try c.decodeIfPresent(JSONValue.self, forKey: key), !raw.isNull else { return nil }
+        guard let ms = raw.int64Value else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "\(key.rawValue) must be a number of milliseconds or null")
+        }
+        return ms
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(module, forKey: .module)
+        try c.encode(name, forKey: .name)
+        try c.encode(values, forKey: .values)
+        try c.encode(tags, forKey: .tags)
+        // Explicit nulls: the SDK parsers and fixtures expect every date and editor key present.
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(updatedAt, forKey: .updatedAt)
+        try c.encode(publishedAt, forKey: .publishedAt)
+        try c.encode(removedAt, forKey: .removedAt)
+        try c.encode(archivedAt, forKey: .archivedAt)
+        try c.encode(deletedAt, forKey: .deletedAt)
+        try c.encode(createdBy, forKey: .createdBy)
+        try c.encode(updatedBy, forKey: .updatedBy)
+        try c.encode(deletedBy, forKey: .deletedBy)
+        try c.encodeIfPresent(customerId, forKey: .customerId)
+        try c.encodeIfPresent(revision, forKey: .revision)
+        try c.encode(pushSchedule ?? .null, forKey: .pushSchedule)
+        try c.encode(externalId ?? .null, forKey: .externalId)
+    }
+}
+
+extension WireInstance {
+    /// Replaces each localized-text field (an object keyed by locale code) with its text for
+    /// `locale`, or null when that locale is missing (§11.1 `locale`). Other fields are untouched.
+    public func localized(to locale: String, fields localizedFields: Set<String>) -> WireInstance {
+        var copy = self
+        for field in localizedFields {
+            guard let value = values[field], case .object(let perLocale) = value else { continue }
+            copy.values[field] = perLocale[locale] ?? .null
+        }
+        return copy
+    }
+
+    /// Keeps only the listed `values` keys (§11.1 `fields`; "values.X" and "X" both name X).
+    public func projected(to fields: [String]) -> WireInstance {
+        var copy = self
+        let wanted = Set(fields.map(SearchRequest.fieldName(fromProjection:)))
+        copy.values = values.filter { wanted.contains($0.key) }
+        return copy
+    }
+}

@@ -1,0 +1,84 @@
+import GRDB
+
+/// The content tables, all prefixed `content_` so they sit beside the caller's own tables.
+///
+/// - `content_instance`: one narrow row of metadata per instance (real, indexed columns, so
+///   metadata filters and sorts never parse JSON). `pk` is the compact integer key every other
+///   table refers to.
+/// - `content_body`: the instance's `values` and `tags` as JSON text, read only to build results.
+/// - `content_field`: one row per (module, field name); value rows refer to it by number, so one
+///   index range covers "field X of modules M…" without a join.
+/// - `content_value`: the typed value index behind the search language: one row per scalar of
+///   `values` (list elements and localized-text members get one row each). `kind` says what the
+///   scalar was (0 null, 1 bool, 2 number, 3 string); numbers and booleans live in `num`, strings
+///   in `str`, with `folded` holding a lowercased copy when lowercasing changes it (for `like`).
+///   Clustered by instance (cheap rewrite of one instance) and indexed by (field, kind, num, str)
+///   so every comparison is one index range.
+/// - `content_tag`: segmentation tags by (name, value).
+enum ContentSchema {
+    static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE content_instance (
+                pk INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                module TEXT NOT NULL,
+                name TEXT NOT NULL,
+                name_folded TEXT NOT NULL,
+                createdAt INTEGER NOT NULL,
+                updatedAt INTEGER,
+                publishedAt INTEGER,
+                removedAt INTEGER,
+                archivedAt INTEGER,
+                deletedAt INTEGER,
+                createdBy TEXT,
+                updatedBy TEXT,
+                deletedBy TEXT,
+                customerId INTEGER,
+                revision INTEGER
+            );
+            CREATE INDEX content_instance_module_created ON content_instance(module, createdAt);
+            CREATE INDEX content_instance_module_updated ON content_instance(module, updatedAt);
+            CREATE INDEX content_instance_module_deleted ON content_instance(module, deletedAt);
+
+            CREATE TABLE content_body (
+                pk INTEGER PRIMARY KEY,
+                values_json TEXT NOT NULL,
+                tags_json TEXT NOT NULL,
+                extra_json TEXT
+            );
+
+            CREATE TABLE content_field (
+                field INTEGER PRIMARY KEY,
+                module TEXT NOT NULL,
+                name TEXT NOT NULL,
+                UNIQUE (name, module)
+            );
+
+            CREATE TABLE content_value (
+                instance INTEGER NOT NULL,
+                field INTEGER NOT NULL,
+                ord INTEGER NOT NULL,
+                kind INTEGER NOT NULL,
+                num REAL,
+                str TEXT,
+                folded TEXT,
+                PRIMARY KEY (instance, field, ord)
+            ) WITHOUT ROWID;
+            CREATE INDEX content_value_lookup ON content_value(field, kind, num, str, folded);
+
+            CREATE TABLE content_tag (
+                instance INTEGER NOT NULL,
+                ord INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                value TEXT NOT NULL,
+                PRIMARY KEY (instance, ord)
+            ) WITHOUT ROWID;
+            CREATE INDEX content_tag_lookup ON content_tag(name, value);
+            """)
+    }
+}
+
+/// The kind column of `content_value`.
+enum ValueKind: Int64 {
+    case null = 0, bool = 1, number = 2, string = 3
+}

@@ -1,0 +1,99 @@
+import GRDB
+
+/// The content part of a HALO database, as functions over a caller-supplied `Database`.
+///
+/// The caller owns the connection and the transactions (the server wraps each request in one;
+/// the SDK's cache wraps each sync), and may keep its own tables beside these. Every function
+/// here is synchronous and must run inside a GRDB `read`/`write` block.
+public enum ContentTables {
+    /// Registers the migrations that create the `content_*` tables.
+    public static func registerMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("content_v1", migrate: ContentSchema.createTables)
+    }
+
+    // MARK: Writing
+
+    /// Inserts the instance, or replaces the stored one with the same id (values, tags and all
+    /// metadata are taken from `instance` as given).
+    public static func upsert(_ instance: WireInstance, in db: Database) throws {
+        try ContentWriter(db).upsert(instance)
+    }
+
+    /// The bulk path for seeding and sync: one set of prepared statements for all instances.
+    /// Run it inside one transaction (a GRDB `write` block) for speed.
+    public static func upsert<S: Sequence>(contentsOf instances: S, in db: Database) throws where S.Element == WireInstance {
+        let writer = try ContentWriter(db)
+        for instance in instances { try writer.upsert(instance) }
+    }
+
+    /// Soft-deletes an instance: sets `deletedAt` (and `deletedBy`) and returns the new state, or
+    /// nil when there is no such instance. An instance already deleted keeps its first deletion.
+    @discardableResult
+    public static func softDelete(id: String, at time: Int64, by editor: String?, in db: Database) throws -> WireInstance? {
+        try db.execute(
+            sql: "UPDATE content_instance SET deletedAt = ?, deletedBy = ? WHERE id = ? AND deletedAt IS NULL",
+            arguments: [time, editor, id])
+        return try instance(id: id, in: db)
+    }
+
+    /// Soft-deletes every not-yet-deleted instance of a module; returns how many it deleted.
+    @discardableResult
+    public static func truncate(moduleId: String, at time: Int64, by editor: String? = nil, in db: Database) throws -> Int {
+        try db.execute(
+            sql: "UPDATE content_instance SET deletedAt = ?, deletedBy = ? WHERE module = ? AND deletedAt IS NULL",
+            arguments: [time, editor, moduleId])
+        return db.changesCount
+    }
+
+    /// Removes instances and everything indexed about them (no trace left for sync).
+    public static func hardDelete(ids: [String], in db: Database) throws {
+        for chunk in ids.chunked(into: 5000) {
+            let pks = try Int64.fetchAll(db, sql: "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
+                                         arguments: [ContentReader.jsonArray(Array(chunk))])
+            let list = ContentReader.jsonArray(pks)
+            for table in ["content_value", "content_tag"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE instance IN (SELECT value FROM json_each(?))", arguments: [list])
+            }
+            for table in ["content_body", "content_instance"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE pk IN (SELECT value FROM json_each(?))", arguments: [list])
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The stored instance with this id (deleted or not), or nil.
+    public static func instance(id: String, in db: Database) throws -> WireInstance? {
+        let sql = "SELECT \(ContentReader.columns) FROM \(ContentReader.source) WHERE i.id = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]) else { return nil }
+        return try ContentReader.instance(from: row)
+    }
+
+    /// The stored instances with these ids, in the order given (unknown ids skipped).
+    public static func instances(ids: [String], in db: Database) throws -> [WireInstance] {
+        var result: [WireInstance] = []
+        for chunk in ids.chunked(into: 5000) {
+            let pks = try Int64.fetchAll(
+                db, sql: "SELECT i.pk FROM content_instance i JOIN json_each(?) j ON i.id = j.value ORDER BY j.key",
+                arguments: [ContentReader.jsonArray(Array(chunk))])
+            result += try ContentReader.instances(pks: pks, in: db)
+        }
+        return result
+    }
+
+    /// The number of not-deleted instances of a module.
+    public static func count(moduleId: String, in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance WHERE module = ? AND deletedAt IS NULL",
+                         arguments: [moduleId]) ?? 0
+    }
+
+    /// Not-deleted instance counts per module id (modules without instances are absent).
+    public static func moduleCounts(in db: Database) throws -> [String: Int] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT module, count(*) FROM content_instance WHERE deletedAt IS NULL GROUP BY module
+            """)
+        var counts: [String: Int] = [:]
+        for row in rows { counts[row[0]] = row[1] }
+        return counts
+    }
+}

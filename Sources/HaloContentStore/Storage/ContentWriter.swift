@@ -1,0 +1,160 @@
+import GRDB
+
+/// Writes instances into the content tables with prepared statements reused across rows, so the
+/// bulk path (seeding, sync) costs one statement step per row and no SQL parsing.
+final class ContentWriter {
+    private let db: Database
+    private let upsertInstance: Statement
+    private let upsertBody: Statement
+    private let deleteValues: Statement
+    private let deleteTags: Statement
+    private let insertValue: Statement
+    private let insertTag: Statement
+    private let insertField: Statement
+    private let selectField: Statement
+    /// (module, field name) → content_field.field; fields repeat on every instance of a module.
+    private var fieldNumbers: [FieldKey: Int64] = [:]
+
+    private struct FieldKey: Hashable {
+        let module: String
+        let name: String
+    }
+
+    init(_ db: Database) throws {
+        self.db = db
+        upsertInstance = try db.cachedStatement(sql: """
+            INSERT INTO content_instance (id, module, name, name_folded, createdAt, updatedAt, publishedAt,
+                removedAt, archivedAt, deletedAt, createdBy, updatedBy, deletedBy, customerId, revision)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
+                name_folded = excluded.name_folded, createdAt = excluded.createdAt, updatedAt = excluded.updatedAt,
+                publishedAt = excluded.publishedAt, removedAt = excluded.removedAt, archivedAt = excluded.archivedAt,
+                deletedAt = excluded.deletedAt, createdBy = excluded.createdBy, updatedBy = excluded.updatedBy,
+                deletedBy = excluded.deletedBy, customerId = excluded.customerId, revision = excluded.revision
+            RETURNING pk
+            """)
+        upsertBody = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO content_body (pk, values_json, tags_json, extra_json) VALUES (?, ?, ?, ?)
+            """)
+        deleteValues = try db.cachedStatement(sql: "DELETE FROM content_value WHERE instance = ?")
+        deleteTags = try db.cachedStatement(sql: "DELETE FROM content_tag WHERE instance = ?")
+        insertValue = try db.cachedStatement(sql: """
+            INSERT INTO content_value (instance, field, ord, kind, num, str, folded) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertTag = try db.cachedStatement(sql: "INSERT INTO content_tag (instance, ord, name, value) VALUES (?, ?, ?, ?)")
+        insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
+        selectField = try db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ? AND module = ?")
+    }
+
+    /// Inserts or replaces one instance (matched by `id`).
+    func upsert(_ instance: WireInstance) throws {
+        guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
+        guard !instance.module.isEmpty else {
+            throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
+        }
+        guard let createdAt = instance.createdAt else {
+            throw ContentStoreError.invalidInstance("instance \(instance.id) has no createdAt")
+        }
+        upsertInstance.setUncheckedArguments([
+            instance.id, instance.module, instance.name, instance.name.lowercased(), createdAt,
+            instance.updatedAt, instance.publishedAt, instance.removedAt, instance.archivedAt, instance.deletedAt,
+            instance.createdBy, instance.updatedBy, instance.deletedBy, instance.customerId, instance.revision,
+        ])
+        guard let pk = try Int64.fetchOne(upsertInstance) else {
+            throw ContentStoreError.corruptData("storing instance \(instance.id) returned no row")
+        }
+        try deleteValues.execute(arguments: [pk])
+        try deleteTags.execute(arguments: [pk])
+        try upsertBody.execute(arguments: [
+            pk, JSONValue.objectText(instance.values), Self.tagsText(instance.tags), Self.extraText(instance),
+        ])
+        for (fieldName, value) in instance.values {
+            let field = try fieldNumber(module: instance.module, name: fieldName)
+            var ord: Int64 = 0
+            try Self.forEachScalar(in: value, depth: 0) { scalar in
+                try insertScalar(scalar, instance: pk, field: field, ord: ord)
+                ord += 1
+            }
+        }
+        for (ord, tag) in instance.tags.enumerated() {
+            try insertTag.execute(arguments: [pk, ord, tag.name, tag.value])
+        }
+    }
+
+    private func insertScalar(_ scalar: JSONValue, instance: Int64, field: Int64, ord: Int64) throws {
+        let kind: ValueKind
+        var num: Double?
+        var str: String?
+        var folded: String?
+        switch scalar {
+        case .bool(let b): kind = .bool; num = b ? 1 : 0
+        case .number(let n): kind = .number; num = n
+        case .string(let s):
+            kind = .string
+            str = s
+            let lower = s.lowercased()
+            if lower != s { folded = lower }
+        default: kind = .null
+        }
+        insertValue.setUncheckedArguments([instance, field, ord, kind.rawValue, num, str, folded])
+        try insertValue.execute()
+    }
+
+    /// Lists and objects (localized text) are indexed by their members so that comparisons match
+    /// element-wise; an empty list indexes nothing (it counts as absent). Two levels are enough
+    /// for every HALO field type; deeper structure is not searchable.
+    private static func forEachScalar(in value: JSONValue, depth: Int, _ body: (JSONValue) throws -> Void) throws {
+        switch value {
+        case .array(let elements):
+            guard depth < 2 else { return }
+            for element in elements { try forEachScalar(in: element, depth: depth + 1, body) }
+        case .object(let members):
+            guard depth < 2 else { return }
+            for key in members.keys.sorted() {
+                if let member = members[key] { try forEachScalar(in: member, depth: depth + 1, body) }
+            }
+        default:
+            try body(value)
+        }
+    }
+
+    private func fieldNumber(module: String, name: String) throws -> Int64 {
+        let key = FieldKey(module: module, name: name)
+        if let known = fieldNumbers[key] { return known }
+        try insertField.execute(arguments: [module, name])
+        guard let number = try Int64.fetchOne(selectField, arguments: [name, module]) else {
+            throw ContentStoreError.corruptData("field \(name) of module \(module) could not be registered")
+        }
+        fieldNumbers[key] = number
+        return number
+    }
+
+    private static func tagsText(_ tags: [WireTag]) -> String {
+        JSONValue.array(tags.map(\.jsonValue)).compactJSONText
+    }
+
+    /// pushSchedule / externalId are kept only when a client set them.
+    private static func extraText(_ instance: WireInstance) -> String? {
+        var extra: [String: JSONValue] = [:]
+        if let pushSchedule = instance.pushSchedule, !pushSchedule.isNull { extra["pushSchedule"] = pushSchedule }
+        if let externalId = instance.externalId, !externalId.isNull { extra["externalId"] = externalId }
+        return extra.isEmpty ? nil : JSONValue.objectText(extra)
+    }
+}
+
+extension JSONValue {
+    static func objectText(_ members: [String: JSONValue]) -> String {
+        var out = ""
+        writeObject(members, into: &out)
+        return out
+    }
+}
+
+extension WireTag {
+    var jsonValue: JSONValue {
+        var members: [String: JSONValue] = ["name": .string(name), "value": .string(value)]
+        if let id { members["id"] = .string(id) }
+        if let tagType { members["tagType"] = .string(tagType) }
+        return .object(members)
+    }
+}

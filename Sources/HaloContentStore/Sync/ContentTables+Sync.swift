@@ -1,0 +1,65 @@
+import GRDB
+
+/// The sync change-set query (§14.2).
+///
+/// For a window (from, to] — `from` nil on a first sync — and "live" meaning not deleted by `to`
+/// (`deletedAt` null or later than `to`):
+/// - created: live, createdAt in (from, to]; on a first sync every live instance created ≤ to;
+/// - updated: live, updatedAt in (from, to], createdAt ≤ from (the client has it already);
+/// - deleted: deletedAt in (from, to], createdAt ≤ from (an instance created and deleted inside
+///   one window never reaches the client, so it is not reported either).
+/// An id is listed in `created` only when its createdAt lies in this window, so no earlier window
+/// can have delivered it (Android inserts `created` rows with "insert or fail").
+extension ContentTables {
+    /// The whole change set of a window for these modules. Prefer `forEachChange` for big modules.
+    public static func changes(moduleIds: [String], from: Int64?, to: Int64, in db: Database) throws -> SyncChanges {
+        var changes = SyncChanges()
+        try forEachChange(moduleIds: moduleIds, from: from, to: to, chunkSize: 1000, in: db) { chunk in
+            switch chunk {
+            case .created(let items): changes.created += items
+            case .updated(let items): changes.updated += items
+            case .deleted(let ids): changes.deleted += ids
+            }
+        }
+        return changes
+    }
+
+    /// Streams the change set in chunks of at most `chunkSize`: created chunks, then updated,
+    /// then deleted, each ordered by storage key. Only one chunk is in memory at a time.
+    public static func forEachChange(
+        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int = 500, in db: Database,
+        _ body: (SyncChunk) throws -> Void
+    ) throws {
+        let size = max(1, chunkSize)
+        let modules = ContentReader.jsonArray(moduleIds)
+        let live = "(i.deletedAt IS NULL OR i.deletedAt > :to)"
+        let inModules = "i.module IN (SELECT value FROM json_each(:modules))"
+        let createdWindow = from == nil ? "i.createdAt <= :to" : "i.createdAt > :from AND i.createdAt <= :to"
+        let queries: [(kind: Int, condition: String)] = [
+            (0, "\(inModules) AND \(createdWindow) AND \(live)"),
+            (1, "\(inModules) AND i.updatedAt > :from AND i.updatedAt <= :to AND i.createdAt <= :from AND \(live)"),
+            (2, "\(inModules) AND i.deletedAt > :from AND i.deletedAt <= :to AND i.createdAt <= :from"),
+        ]
+        for (kind, condition) in queries {
+            // A first sync has no updates or deletions: the client has nothing yet.
+            if from == nil && kind != 0 { continue }
+            var after: Int64 = 0
+            while true {
+                // Keyset pagination on pk: each chunk is one short index-driven query.
+                let sql = kind == 2
+                    ? "SELECT i.pk, i.id FROM content_instance i WHERE \(condition) AND i.pk > :after ORDER BY i.pk LIMIT :limit"
+                    : "SELECT i.pk FROM content_instance i WHERE \(condition) AND i.pk > :after ORDER BY i.pk LIMIT :limit"
+                let arguments: StatementArguments = ["modules": modules, "from": from ?? 0, "to": to, "after": after, "limit": size]
+                let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+                guard let last = rows.last else { break }
+                after = last[0]
+                switch kind {
+                case 0: try body(.created(ContentReader.instances(pks: rows.map { $0[0] }, in: db)))
+                case 1: try body(.updated(ContentReader.instances(pks: rows.map { $0[0] }, in: db)))
+                default: try body(.deleted(rows.map { $0[1] }))
+                }
+                if rows.count < size { break }
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import HaloContentStore
+
+/// Credentials printed by `halo-server seed --demo` and returned by `HaloServerAdmin.seedDemo()`.
+public struct DemoCredentials: Sendable, Equatable {
+    public var clientId: String
+    public var clientSecret: String
+    public var editorEmail: String
+    public var editorPassword: String
+}
+
+/// An app client's credentials (the secret is only known at creation; it is stored hashed).
+public struct ClientCredentials: Sendable, Equatable {
+    public var clientId: String
+    public var clientSecret: String
+}
+
+/// Seeding and account management, for the `halo-server` command, the app's local workspace and tests.
+///
+/// Rights: a token may edit content when it was issued to a user created with `editor: true`
+/// (password grant or identified login) or to an app client created with `editor: true`
+/// (`halo-server client add --editor`, `halo-server user add --editor`).
+public struct HaloServerAdmin: Sendable {
+    let environment: ServerEnvironment
+
+    /// Opens (creating and migrating if needed) the database in `dataDirectory` without serving it.
+    public static func open(dataDirectory: URL) throws -> HaloServerAdmin {
+        let database = try ServerDatabase.open(directory: dataDirectory)
+        let configuration = HaloServerConfiguration(dataDirectory: dataDirectory, logRequests: false)
+        return HaloServerAdmin(
+            environment: ServerEnvironment(
+                database: database, clock: MonotonicClock(),
+                tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
+                configuration: configuration, logger: .init(label: "halo-server-admin")))
+    }
+
+    /// Adds an app client; `editor` lets its tokens create, update and delete content.
+    public func addClient(name: String = "App", editor: Bool = false) async throws -> ClientCredentials {
+        let (id, secret) = try await Accounts.createClient(name: name, editor: editor, in: environment.database)
+        return ClientCredentials(clientId: id, clientSecret: secret)
+    }
+
+    /// Adds a `halo` user (usable for the password grant and identified login). Returns the user id.
+    @discardableResult
+    public func addUser(email: String, password: String, editor: Bool = false, name: String = "", surname: String = "")
+        async throws -> String
+    {
+        var user = Accounts.NewUser(email: email, password: password)
+        user.editor = editor
+        user.name = name
+        user.surname = surname
+        return try await Accounts.createUser(user, in: environment.database).id
+    }
+
+    /// Creates a module with its fields; returns the module id.
+    @discardableResult
+    public func addModule(_ spec: ModuleSpec) async throws -> String {
+        let clock = environment.clock
+        return try await environment.database.write { db in
+            try ModuleCatalog.create(spec, createdBy: "Admin", now: clock.next(), in: db)
+        }
+    }
+
+    /// Revokes an access token; later requests with it get 401. Returns whether it existed.
+    @discardableResult
+    public func revokeToken(_ accessToken: String) async throws -> Bool {
+        let tokens = environment.tokens
+        return try await environment.database.write { db in try tokens.revoke(accessToken: accessToken, in: db) }
+    }
+
+    /// Number of stored (non-deleted or deleted) instances per module id.
+    public func instanceCounts() async throws -> [String: Int] {
+        try await environment.database.read { db in try ContentTables.moduleCounts(in: db) }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import HaloContentStore
+
+/// A user as the identified-user endpoints return it (`register_success.json`).
+struct UserProfile: Sendable {
+    var id: String
+    var email: String
+    var photoUrl: String
+    var name: String
+    var surname: String
+    var displayName: String
+
+    init(row: Row) {
+        id = row["id"]
+        email = row["email"]
+        photoUrl = row["photo_url"]
+        name = row["name"]
+        surname = row["surname"]
+        displayName = row["display_name"]
+    }
+
+    var json: JSONValue {
+        [
+            "id": .string(id), "email": .string(email), "photoUrl": .string(photoUrl), "name": .string(name),
+            "surname": .string(surname), "displayName": .string(displayName),
+        ]
+    }
+}
+
+/// App clients and users: creation and credential checks. Slow hashing runs outside database
+/// transactions so it never holds the writer lock.
+enum Accounts {
+    struct NewUser: Sendable {
+        var email: String
+        var password: String?
+        var network: String = "halo"
+        var socialSubject: String? = nil
+        var name: String = ""
+        var surname: String = ""
+        var displayName: String = ""
+        var photoUrl: String = ""
+        var editor: Bool = false
+        var deviceAlias: String? = nil
+    }
+
+    /// Creates an app client; returns its id and the plain secret (shown once, stored hashed).
+    static func createClient(name: String, editor: Bool, in pool: DatabasePool) async throws -> (id: String, secret: String) {
+        let id = Identifiers.secret(24)
+        let secret = Identifiers.secret(40)
+        let hash = try SecretHasher.hashPassword(secret)
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO server_client (id, secret_hash, name, editor, app_id, created_at) VALUES (?, ?, ?, ?, 1, ?)",
+                arguments: [id, hash, name, editor, TokenService.nowMilliseconds()])
+        }
+        return (id, secret)
+    }
+
+    /// Creates a user; 400 when the email is taken. Returns the stored profile.
+    static func createUser(_ user: NewUser, in pool: DatabasePool) async throws -> UserProfile {
+        let hash = try user.password.map(SecretHasher.hashPassword)
+        let id = "identified-" + Identifiers.randomLowercase(25)
+        return try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM server_user WHERE email = ?", arguments: [user.email]) == true {
+                throw APIError.badRequest("An account with the email \(user.email) already exists")
+            }
+            let displayName = user.displayName.isEmpty
+                ? [user.name, user.surname].filter { !$0.isEmpty }.joined(separator: " ") : user.displayName
+            try db.execute(
+                sql: """
+                    INSERT INTO server_user (id, email, password_hash, network, social_subject, name, surname,
+                        display_name, photo_url, editor, device_alias, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, user.email, hash, user.network, user.socialSubject, user.name, user.surname, displayName,
+                    user.photoUrl, user.editor, user.deviceAlias, TokenService.nowMilliseconds(),
+                ])
+            return try profile(id: id, in: db)
+        }
+    }
+
+    static func profile(id: String, in db: Database) throws -> UserProfile {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM server_user WHERE id = ?", arguments: [id]) else {
+            throw APIError.notFound("User \(id) not found")
+        }
+        return UserProfile(row: row)
+    }
+
+    /// The user id when `password` matches the stored hash of the `halo` account `email`.
+    static func verifyPassword(email: String, password: String, in pool: DatabasePool) throws -> String? {
+        guard
+            let row = try pool.read({ db in
+                try Row.fetchOne(
+                    db, sql: "SELECT id, password_hash FROM server_user WHERE email = ? AND password_hash IS NOT NULL",
+                    arguments: [email])
+            })
+        else {
+            // Same cost as a real check, so response time does not reveal which emails exist.
+            _ = SecretHasher.verifyPassword(password, against: dummyHash)
+            return nil
+        }
+        let stored: String = row["password_hash"]
+        return SecretHasher.verifyPassword(password, against: stored) ? row["id"] : nil
+    }
+
+    private static let dummyHash = (try? SecretHasher.hashPassword(Identifiers.secret())) ?? ""
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Everything needed to start a server: where it listens, where it keeps its data, and its limits.
+public struct HaloServerConfiguration: Sendable {
+    /// Interface to bind. Loopback by default: a local workspace must not be reachable from the network.
+    public var host: String
+    /// TCP port; 0 asks the kernel for a free one (read it back from `HaloServerInstance.port`).
+    public var port: Int
+    /// Directory holding `halo.sqlite` (created when missing).
+    public var dataDirectory: URL
+    /// Largest accepted request body in bytes; bigger bodies get 413.
+    public var maxBodyBytes: Int
+    /// Lifetime of issued access tokens, in milliseconds (HALO's `expires_in` unit).
+    public var tokenLifetimeMilliseconds: Int64
+    /// Verifies Google/Facebook tokens for identified login. The default rejects every social token.
+    public var socialVerifier: any SocialTokenVerifier
+    /// Log one line per request (method, path, status, duration).
+    public var logRequests: Bool
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        dataDirectory: URL,
+        maxBodyBytes: Int = 8 * 1024 * 1024,
+        tokenLifetimeMilliseconds: Int64 = 86_400_000,
+        socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier(),
+        logRequests: Bool = true
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.maxBodyBytes = maxBodyBytes
+        self.tokenLifetimeMilliseconds = tokenLifetimeMilliseconds
+        self.socialVerifier = socialVerifier
+        self.logRequests = logRequests
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The request context every route uses.
+typealias ServerContext = BasicRequestContext
+
+/// A running HALO-compatible server: the app's in-process local workspace, the peer of the
+/// integration tests, and what `halo-server serve` runs.
+///
+/// ```swift
+/// let server = try await HaloServerInstance.start(.init(dataDirectory: dir))
+/// print(server.baseURL)   // http://127.0.0.1:<port>
+/// await server.stop()
+/// ```
+public final class HaloServerInstance: Sendable {
+    /// The server's own version, reported by the version check (E3/E4).
+    public static let version = "1.0.0"
+
+    /// `http://<host>:<port>` with the port actually bound.
+    public let baseURL: URL
+    /// The bound TCP port (useful when the configuration asked for port 0).
+    public let port: Int
+    /// Seeding and account management on the same database.
+    public let admin: HaloServerAdmin
+
+    private let task: Task<Void, any Error>
+    private let serviceGroup: ServiceGroup
+
+    private init(baseURL: URL, port: Int, admin: HaloServerAdmin, task: Task<Void, any Error>, serviceGroup: ServiceGroup) {
+        self.baseURL = baseURL
+        self.port = port
+        self.admin = admin
+        self.task = task
+        self.serviceGroup = serviceGroup
+    }
+
+    /// Opens (and migrates) the database, binds the socket and starts serving. Returns once the
+    /// server accepts connections.
+    public static func start(_ configuration: HaloServerConfiguration) async throws -> HaloServerInstance {
+        let (application, admin) = try makeApplication(configuration) { _ in }
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        let running = Application(
+            router: application.router, configuration: application.configuration,
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: application.logger)
+        // Our own group (no signal handlers: the host app owns those) so `stop()` can shut down gracefully.
+        let serviceGroup = ServiceGroup(
+            configuration: .init(services: [running], gracefulShutdownSignals: [], logger: application.logger))
+        let task = Task {
+            // Ends the port stream when the server stops or fails to bind, so `start` never hangs.
+            defer { portContinuation.finish() }
+            try await serviceGroup.run()
+        }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            if case .failure(let error) = await task.result { throw error }
+            throw HaloServerStartError("The server did not start on \(configuration.host):\(configuration.port)")
+        }
+        guard let url = URL(string: "http://\(urlHost(configuration.host)):\(port)") else {
+            throw HaloServerStartError("Cannot form a URL for host \(configuration.host)")
+        }
+        return HaloServerInstance(baseURL: url, port: port, admin: admin, task: task, serviceGroup: serviceGroup)
+    }
+
+    /// Runs in the foreground until SIGINT/SIGTERM, then shuts down gracefully (`halo-server serve`).
+    public static func serve(
+        _ configuration: HaloServerConfiguration, onRunning: @escaping @Sendable (Int) -> Void
+    ) async throws {
+        let (application, _) = try makeApplication(configuration) { port in onRunning(port) }
+        try await Application(
+            router: application.router, configuration: application.configuration,
+            onServerRunning: application.onRunning, logger: application.logger
+        ).runService()
+    }
+
+    /// Stops accepting connections, lets requests in flight finish, and waits for the server to end.
+    public func stop() async {
+        await serviceGroup.triggerGracefulShutdown()
+        _ = await task.result
+    }
+
+    // MARK: Assembly
+
+    private struct Parts {
+        var router: Router<ServerContext>
+        var configuration: ApplicationConfiguration
+        var logger: Logger
+        var onRunning: @Sendable (any Channel) async -> Void
+    }
+
+    private static func makeApplication(
+        _ configuration: HaloServerConfiguration, onRunning: @escaping @Sendable (Int) -> Void
+    ) throws -> (Parts, HaloServerAdmin) {
+        let database = try ServerDatabase.open(directory: configuration.dataDirectory)
+        var logger = Logger(label: "halo-server")
+        logger.logLevel = configuration.logRequests ? .info : .warning
+        let environment = ServerEnvironment(
+            database: database, clock: MonotonicClock(),
+            tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
+            configuration: configuration, logger: logger)
+        let router = Router(context: ServerContext.self)
+        if configuration.logRequests { router.add(middleware: RequestLogMiddleware(logger: logger)) }
+        router.add(middleware: ErrorEnvelopeMiddleware())
+        Routes.register(on: router, environment)
+        let appConfiguration = ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "HaloServer")
+        let parts = Parts(
+            router: router, configuration: appConfiguration, logger: logger,
+            onRunning: { channel in onRunning(channel.localAddress?.port ?? 0) })
+        return (parts, HaloServerAdmin(environment: environment))
+    }
+
+    private static func urlHost(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
+    }
+}
+
+/// The server could not start (bad address, port in use, unreadable data directory…).
+public struct HaloServerStartError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Hummingbird
+import Logging
+
+/// The services every route shares: database, clock, tokens and limits.
+struct ServerEnvironment: Sendable {
+    let database: DatabasePool
+    let clock: MonotonicClock
+    let tokens: TokenService
+    let configuration: HaloServerConfiguration
+    let logger: Logger
+
+    var maxBodyBytes: Int { configuration.maxBodyBytes }
+
+    /// Runs `body` in ONE read transaction for an authenticated request.
+    func read<T: Sendable>(
+        _ request: Request, _ body: @escaping @Sendable (Database, Principal) throws -> T
+    ) async throws -> T {
+        let authorization = request.headers[.authorization]
+        let tokens = self.tokens
+        return try await database.read { db in
+            let principal = try tokens.authenticate(authorization: authorization, in: db)
+            return try body(db, principal)
+        }
+    }
+
+    /// Runs `body` in ONE write transaction for an authenticated request. With `requiresEditRights`
+    /// a valid token without edit rights gets 403 (bad tokens still get 401).
+    func write<T: Sendable>(
+        _ request: Request, requiresEditRights: Bool = false,
+        _ body: @escaping @Sendable (Database, Principal) throws -> T
+    ) async throws -> T {
+        let authorization = request.headers[.authorization]
+        let tokens = self.tokens
+        return try await database.write { db in
+            let principal = try tokens.authenticate(authorization: authorization, in: db)
+            if requiresEditRights && !principal.canEdit {
+                throw APIError.forbidden(
+                    "This token has no edit rights: use an editor account or an app client marked editor")
+            }
+            return try body(db, principal)
+        }
+    }
+}

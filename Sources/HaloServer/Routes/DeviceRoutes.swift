@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Hummingbird
+
+/// E5–E7 devices ("appuser", §6): create, read, update with segmentation tags and push tokens.
+enum DeviceRoutes {
+    static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
+        router.post("/api/segmentation/appuser") { request, _ in
+            let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
+            let input = try DeviceInput(body)
+            let device = try await env.write(request) { db, _ in
+                let now = env.clock.next()
+                let id = Identifiers.objectID()
+                let alias = try input.alias.map { try requireFreeAlias($0, except: nil, db) }
+                    ?? "anonymous-" + Identifiers.randomLowercase(25)
+                try db.execute(
+                    sql: """
+                        INSERT INTO server_device (id, alias, app_id, customer_id, email, devices_json, tags_json,
+                            created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        id, alias, input.appId ?? 1, input.email, JSONValue.array(input.devices ?? []).jsonString(),
+                        JSONValue.array(input.tags ?? []).jsonString(), now, now,
+                    ])
+                return try load(id: id, in: db)
+            }
+            return JSONResponse.make(device)
+        }
+
+        router.get("/api/segmentation/appuser/:deviceId") { request, context in
+            let id = try context.parameters.require("deviceId")
+            let device = try await env.read(request) { db, _ in try load(id: id, in: db) }
+            return JSONResponse.make(device)
+        }
+
+        router.put("/api/segmentation/appuser/:deviceId") { request, context in
+            let id = try context.parameters.require("deviceId")
+            let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
+            let input = try DeviceInput(body)
+            let device = try await env.write(request) { db, _ in
+                let current = try load(id: id, in: db)
+                var devices = current["devices"]?.arrayValue ?? []
+                if let sent = input.devices {
+                    if input.replaceTokens {
+                        devices = sent
+                    } else {
+                        devices += sent.filter { !devices.contains($0) }
+                    }
+                }
+                let alias = try input.alias.map { try requireFreeAlias($0, except: id, db) } ?? current["alias"]?.stringValue
+                try db.execute(
+                    sql: """
+                        UPDATE server_device SET alias = ?, app_id = COALESCE(?, app_id), email = COALESCE(?, email),
+                            devices_json = ?, tags_json = COALESCE(?, tags_json), updated_at = ? WHERE id = ?
+                        """,
+                    arguments: [
+                        alias, input.appId, input.email, JSONValue.array(devices).jsonString(),
+                        input.tags.map { JSONValue.array($0).jsonString() }, env.clock.next(), id,
+                    ])
+                return try load(id: id, in: db)
+            }
+            return JSONResponse.make(device)
+        }
+    }
+
+    /// A device body, validated. Input timestamps are ignored (§6.2); tags replace the stored set.
+    struct DeviceInput: Sendable {
+        var alias: String?
+        var appId: Int64?
+        var email: String?
+        var devices: [JSONValue]?
+        var tags: [JSONValue]?
+        var replaceTokens = false
+
+        init(_ body: [String: JSONValue]) throws {
+            var problems: [String: JSONValue] = [:]
+            alias = body["alias"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            switch body["appId"] {
+            case nil, .null?: appId = nil
+            case .number(let n)? where n.rounded() == n: appId = Int64(n)
+            case .string(let s)? where Int64(s) != nil: appId = Int64(s)
+            default: problems["appId"] = "invalid_attribute"
+            }
+            switch body["email"] {
+            case nil, .null?: email = nil
+            case .string(let s)?: email = s
+            default: problems["email"] = "invalid_attribute"
+            }
+            switch body["devices"] {
+            case nil, .null?: devices = nil
+            case .array(let items)?:
+                devices = items.compactMap { item in
+                    guard let platform = item["platform"]?.stringValue, let token = item["token"]?.stringValue else {
+                        problems["devices"] = "invalid_attribute"
+                        return nil
+                    }
+                    return ["platform": .string(platform), "token": .string(token)]
+                }
+            default: problems["devices"] = "invalid_attribute"
+            }
+            switch body["tags"] {
+            case nil, .null?: tags = nil
+            case .array(let items)?:
+                tags = items.compactMap { item in
+                    guard let tag = DeviceRoutes.normalizedTag(item) else {
+                        problems["tags"] = "invalid_attribute"
+                        return nil
+                    }
+                    return tag
+                }
+            default: problems["tags"] = "invalid_attribute"
+            }
+            switch body["replaceTokens"] {
+            case .bool(let b)?: replaceTokens = b
+            case .string(let s)?: replaceTokens = s == "true"
+            default: replaceTokens = false
+            }
+            if !problems.isEmpty {
+                throw APIError.badRequest("One or more fields have validation problems", extra: .object(problems))
+            }
+        }
+    }
+
+    /// A tag with a non-null string `value` (iOS force-casts it, §6.3) and an `id`. Ids are derived
+    /// from name and value so the same tag keeps its id across devices and saves.
+    static func normalizedTag(_ item: JSONValue) -> JSONValue? {
+        guard case .object(let object) = item, let name = object["name"]?.stringValue, !name.isEmpty else { return nil }
+        let value: String
+        switch object["value"] {
+        case nil, .null?: value = ""
+        case .string(let s)?: value = s
+        case let other?: value = other.jsonString()
+        }
+        let id = object["id"]?.stringValue ?? SegmentationTags.id(name: name, value: value)
+        let tagType = object["tagType"]?.stringValue ?? SegmentationTags.customTagType
+        return ["id": .string(id), "name": .string(name), "value": .string(value), "tagType": .string(tagType)]
+    }
+
+    private static func requireFreeAlias(_ alias: String, except id: String?, _ db: Database) throws -> String {
+        let owner = try String.fetchOne(db, sql: "SELECT id FROM server_device WHERE alias = ?", arguments: [alias])
+        if let owner, owner != id { throw APIError.badRequest("The alias \(alias) belongs to another device") }
+        return alias
+    }
+
+    static func load(id: String, in db: Database) throws -> JSONValue {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM server_device WHERE id = ?", arguments: [id]) else {
+            throw APIError.notFound("Device \(id) not found")
+        }
+        var device: [String: JSONValue] = [
+            "id": .string(row["id"]), "appId": .number(Double(row["app_id"] as Int64)),
+            "customerId": .number(Double(row["customer_id"] as Int64)), "alias": .string(row["alias"]),
+            "devices": try JSONValue(string: row["devices_json"]), "tags": try JSONValue(string: row["tags_json"]),
+            "createdAt": .number(Double(row["created_at"] as Int64)),
+            "updatedAt": .number(Double(row["updated_at"] as Int64)),
+        ]
+        if let email: String = row["email"] { device["email"] = .string(email) }
+        return .object(device)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Hummingbird
+
+/// E10/E11: the identified user's pocket (§8): named reference lists plus a small JSON `data` object.
+enum PocketRoutes {
+    /// Documented limit of `data` (§8.1), counted on its compact serialization.
+    static let dataLimit = 2000
+
+    static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
+        router.get("/api/segmentation/identified-pocket/self") { request, _ in
+            let filter = referenceFilter(RequestInput.query(request))
+            let pocket = try await env.read(request) { db, principal in
+                try load(userId: try requireUser(principal), in: db)
+            }
+            return JSONResponse.make(render(pocket, filter: filter))
+        }
+
+        router.put("/api/segmentation/identified-pocket") { request, _ in
+            let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
+            let change = try PocketChange(body)
+            let pocket = try await env.write(request) { db, principal in
+                let userId = try requireUser(principal)
+                var pocket = try load(userId: userId, in: db)
+                change.apply(to: &pocket)
+                try db.execute(
+                    sql: """
+                        INSERT INTO server_pocket (user_id, references_json, data_json, updated_at) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(user_id) DO UPDATE SET references_json = excluded.references_json,
+                            data_json = excluded.data_json, updated_at = excluded.updated_at
+                        """,
+                    arguments: [
+                        userId, JSONValue.object(pocket.references).jsonString(), JSONValue.object(pocket.data).jsonString(),
+                        TokenService.nowMilliseconds(),
+                    ])
+                return pocket
+            }
+            return JSONResponse.make(render(pocket, filter: nil))
+        }
+    }
+
+    struct Pocket: Sendable {
+        var references: [String: JSONValue] = [:]
+        var data: [String: JSONValue] = [:]
+    }
+
+    /// A PUT body per §8.2: an absent part is untouched; a reference list is replaced, emptied
+    /// by `[]` or deleted by `null`; `data` replaces the whole object.
+    struct PocketChange: Sendable {
+        var references: [String: JSONValue]?
+        var data: [String: JSONValue]?
+
+        init(_ body: [String: JSONValue]) throws {
+            switch body["references"] {
+            case nil, .null?: references = nil
+            case .object(let object)?:
+                for (key, list) in object {
+                    switch list {
+                    case .null: continue
+                    case .array(let items) where items.allSatisfy({ $0.stringValue != nil }): continue
+                    default: throw APIError.badRequest("'references.\(key)' must be an array of strings or null")
+                    }
+                }
+                references = object
+            default: throw APIError.badRequest("'references' must be an object")
+            }
+            switch body["data"] {
+            case nil, .null?: data = nil
+            case .object(let object)?:
+                let size = JSONValue.object(object).jsonString().count
+                guard size <= PocketRoutes.dataLimit else {
+                    throw APIError.badRequest(
+                        "Pocket 'data' is limited to \(PocketRoutes.dataLimit) characters of serialized JSON (got \(size))")
+                }
+                data = object
+            default: throw APIError.badRequest("'data' must be an object")
+            }
+        }
+
+        func apply(to pocket: inout Pocket) {
+            for (key, list) in references ?? [:] {
+                if list.isNull { pocket.references[key] = nil } else { pocket.references[key] = list }
+            }
+            if let data { pocket.data = data }
+        }
+    }
+
+    private static func requireUser(_ principal: Principal) throws -> String {
+        guard let userId = principal.userId else {
+            throw APIError.unauthorized("The pocket needs an identified user's token (log in first)")
+        }
+        return userId
+    }
+
+    private static func load(userId: String, in db: Database) throws -> Pocket {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT references_json, data_json FROM server_pocket WHERE user_id = ?", arguments: [userId])
+        else { return Pocket() }
+        let references = try JSONValue(string: row["references_json"]).objectValue ?? [:]
+        let data = try JSONValue(string: row["data_json"]).objectValue ?? [:]
+        return Pocket(references: references, data: data)
+    }
+
+    /// `filterReferences[]` values (raw or %5B%5D-encoded brackets, both decoded by now); nil = no
+    /// filter. A single empty value means "data only" (Android, §8.1).
+    static func referenceFilter(_ query: [(String, String)]) -> Set<String>? {
+        let values = query.filter { $0.0 == "filterReferences[]" || $0.0 == "filterReferences" }.map(\.1)
+        if values.isEmpty { return nil }
+        return Set(values.filter { !$0.isEmpty })
+    }
+
+    private static func render(_ pocket: Pocket, filter: Set<String>?) -> JSONValue {
+        let references = filter.map { keep in pocket.references.filter { keep.contains($0.key) } } ?? pocket.references
+        return ["references": .object(references), "data": .object(pocket.data)]
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Hummingbird
+import NIOCore
+
+/// E19 `POST /api/generalcontent/instance/sync` (§14), streamed.
+///
+/// Consistency: the sync timestamp T is taken on the writer queue between write transactions, and
+/// the read snapshot is opened right there (GRDB `asyncConcurrentRead`). Every write stamped ≤ T
+/// is therefore committed and visible, and every later write gets a stamp > T from the
+/// `MonotonicClock`, so the client's next window (T, …] cannot miss a write.
+enum SyncRoutes {
+    /// Instances per streamed chunk: big enough for few writes, small enough for flat memory.
+    static let chunkSize = 500
+
+    struct SyncRequest: Sendable {
+        var moduleId: String?
+        var moduleName: String?
+        var locale: String?
+        var fromSync: Int64?
+        var toSync: Int64?
+
+        init(_ body: [String: JSONValue]) throws {
+            moduleId = try body.optionalString("moduleId").flatMap { $0.isEmpty ? nil : $0 }
+            moduleName = try body.optionalString("moduleName").flatMap { $0.isEmpty ? nil : $0 }
+            locale = try body.optionalString("locale").flatMap { $0.isEmpty ? nil : $0 }
+            fromSync = try body.optionalMilliseconds("fromSync")
+            toSync = try body.optionalMilliseconds("toSync")
+            if moduleId == nil && moduleName == nil { throw APIError.badRequest("'moduleId' or 'moduleName' is required") }
+            if let fromSync, let toSync, toSync < fromSync {
+                throw APIError.badRequest("'toSync' (\(toSync)) must not be before 'fromSync' (\(fromSync))")
+            }
+        }
+    }
+
+    static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
+        router.post("/api/generalcontent/instance/sync") { request, _ in
+            let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
+            let sync = try SyncRequest(body)
+            let authorization = request.headers[.authorization]
+            let pipe = ChunkPipe()
+            let database = env.database
+            try await database.writeWithoutTransaction { _ in
+                let now = env.clock.current()
+                database.asyncConcurrentRead { result in
+                    produce(sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env, result, pipe)
+                }
+            }
+            // Errors found before the first byte (token, unknown module) become normal error envelopes.
+            switch await pipe.next() {
+            case .failure(let error):
+                pipe.close()
+                throw error
+            default: break
+            }
+            return Response(
+                status: .ok, headers: [.contentType: JSONResponse.contentType],
+                body: ResponseBody { writer in
+                    defer { pipe.close() }
+                    while true {
+                        switch await pipe.next() {
+                        case .chunk(let buffer): try await writer.write(buffer)
+                        case .end, .ready:
+                            try await writer.finish(nil)
+                            return
+                        case .failure(let error):
+                            // Headers are gone already: log and cut the body short (the JSON stays invalid).
+                            env.logger.error("sync stream failed: \(error)")
+                            throw error
+                        }
+                    }
+                })
+        }
+    }
+
+    /// Runs on a GRDB reader thread inside ONE read transaction: authenticates, resolves the
+    /// module, then walks the change set chunk by chunk into the pipe.
+    private static func produce(
+        _ sync: SyncRequest, syncTimestamp: Int64, authorization: String?, _ env: ServerEnvironment,
+        _ result: Result<Database, any Error>, _ pipe: ChunkPipe
+    ) {
+        do {
+            let db = try result.get()
+            _ = try env.tokens.authenticate(authorization: authorization, in: db)
+            let moduleIds: [String]
+            if let id = sync.moduleId {
+                guard try ModuleCatalog.module(id: id, in: db) != nil else { throw APIError.notFound("Module \(id) not found") }
+                moduleIds = [id]
+            } else {
+                let name = sync.moduleName ?? ""
+                moduleIds = try ModuleCatalog.ids(named: name, in: db)
+                guard !moduleIds.isEmpty else { throw APIError.notFound("Module named \(name) not found") }
+            }
+            let localized = try ModuleCatalog.localizedFieldNames(in: db)
+            guard pipe.send(.ready) else { return }
+            var encoder = SyncJSONEncoder(syncTimestamp: syncTimestamp)
+            try ContentTables.forEachChange(
+                moduleIds: moduleIds, from: sync.fromSync, to: syncTimestamp, chunkSize: chunkSize, in: db
+            ) { chunk in
+                let localizedChunk: SyncChunk
+                switch chunk {
+                case .created(let items): localizedChunk = .created(localize(items, sync.locale, localized))
+                case .updated(let items): localizedChunk = .updated(localize(items, sync.locale, localized))
+                case .deleted: localizedChunk = chunk
+                }
+                guard pipe.send(.chunk(try encoder.encode(localizedChunk))) else { throw CancellationError() }
+            }
+            if pipe.send(.chunk(encoder.finish())) { pipe.send(.end) }
+        } catch is CancellationError {
+            return
+        } catch {
+            pipe.send(.failure(error))
+        }
+    }
+
+    private static func localize(_ items: [WireInstance], _ locale: String?, _ fields: [String: Set<String>]) -> [WireInstance] {
+        guard let locale else { return items }
+        return items.map { item in
+            guard let names = fields[item.module] else { return item }
+            return item.localized(to: locale, fields: names)
+        }
+    }
+}
+
+/// Writes `{"syncTimestamp":T,"created":[…],"updated":[…],"deleted":[{"id":…}]}` piece by piece.
+/// All three arrays are always present (§14.2), chunks arrive created → updated → deleted.
+struct SyncJSONEncoder {
+    private enum Section: Int { case created, updated, deleted }
+    private var section: Section?
+    private var sectionHasItems = false
+    private var started = false
+    private let syncTimestamp: Int64
+    private let json = JSONResponse.encoder()
+
+    init(syncTimestamp: Int64) { self.syncTimestamp = syncTimestamp }
+
+    mutating func encode(_ chunk: SyncChunk) throws -> ByteBuffer {
+        var buffer = ByteBuffer()
+        switch chunk {
+        case .created(let items):
+            advance(to: .created, &buffer)
+            for item in items { try append(json.encode(item), &buffer) }
+        case .updated(let items):
+            advance(to: .updated, &buffer)
+            for item in items { try append(json.encode(item), &buffer) }
+        case .deleted(let ids):
+            advance(to: .deleted, &buffer)
+            for id in ids { append(JSONValue.object(["id": .string(id)]).data(), &buffer) }
+        }
+        return buffer
+    }
+
+    mutating func finish() -> ByteBuffer {
+        var buffer = ByteBuffer()
+        advance(to: .deleted, &buffer)
+        buffer.writeString("]}")
+        return buffer
+    }
+
+    private mutating func append(_ data: Data, _ buffer: inout ByteBuffer) {
+        if sectionHasItems { buffer.writeString(",") }
+        buffer.writeBytes(data)
+        sectionHasItems = true
+    }
+
+    /// Opens every section up to `target`, closing the ones before it.
+    private mutating func advance(to target: Section, _ buffer: inout ByteBuffer) {
+        if !started {
+            buffer.writeString("{\"syncTimestamp\":\(syncTimestamp)")
+            started = true
+        }
+        while section.map({ $0.rawValue < target.rawValue }) ?? true {
+            if section != nil { buffer.writeString("]") }
+            let next = Section(rawValue: (section?.rawValue ?? -1) + 1) ?? .deleted
+            buffer.writeString(",\"\(next == .created ? "created" : next == .updated ? "updated" : "deleted")\":[")
+            section = next
+            sectionHasItems = false
+        }
+    }
+}

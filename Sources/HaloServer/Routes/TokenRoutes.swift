@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Hummingbird
+
+/// E1/E2 `POST /api/oauth/token?_app|_user`: client-credentials, refresh and password grants (§3.2).
+enum TokenRoutes {
+    static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
+        router.post("/api/oauth/token") { request, _ in
+            let fields = try await RequestInput.fields(request, limit: env.maxBodyBytes)
+            let grant = try fields.optionalString("grant_type") ?? ""
+            let token: IssuedToken
+            switch grant {
+            case "client_credentials":
+                let clientId = try authenticateClient(fields, env)
+                token = try await env.database.write { db in try env.tokens.issue(clientId: clientId, userId: nil, in: db) }
+            case "refresh_token":
+                let clientId = try authenticateClient(fields, env)
+                let refreshToken = try fields.requiredString("refresh_token")
+                let refreshed = try await env.database.write { db in
+                    try env.tokens.refresh(refreshToken, clientId: clientId, in: db)
+                }
+                guard let refreshed else { throw APIError.unauthorized("Refresh token is not valid") }
+                token = refreshed
+            case "password":
+                let (username, password) = try userCredentials(request, fields)
+                guard let userId = try Accounts.verifyPassword(email: username, password: password, in: env.database)
+                else { throw APIError.unauthorized("Invalid username or password") }
+                token = try await env.database.write { db in try env.tokens.issue(clientId: nil, userId: userId, scope: "user", in: db) }
+            case "":
+                throw APIError.badRequest("'grant_type' is required")
+            default:
+                throw APIError.badRequest(
+                    "Unsupported grant_type '\(grant)': use client_credentials, refresh_token or password")
+            }
+            return JSONResponse.make(token.json)
+        }
+    }
+
+    /// Checks `client_id` / `client_secret`; 401 with HALO's message otherwise (`oauth_failure.json`).
+    private static func authenticateClient(_ fields: [String: JSONValue], _ env: ServerEnvironment) throws -> String {
+        guard let clientId = try fields.optionalString("client_id"),
+            let secret = try fields.optionalString("client_secret"),
+            let stored = try env.database.read({ db in
+                try String.fetchOne(db, sql: "SELECT secret_hash FROM server_client WHERE id = ?", arguments: [clientId])
+            }),
+            SecretHasher.verifyPassword(secret, against: stored)
+        else { throw APIError.unauthorized("Client not found or invalid secret") }
+        return clientId
+    }
+
+    /// The password grant's credentials: form fields, falling back to the Basic header (§3.2).
+    private static func userCredentials(_ request: Request, _ fields: [String: JSONValue]) throws -> (String, String) {
+        if let username = try fields.optionalString("username"), let password = try fields.optionalString("password") {
+            return (username, password)
+        }
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        {
+            return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+        }
+        throw APIError.unauthorized("Invalid username or password")
+    }
+}

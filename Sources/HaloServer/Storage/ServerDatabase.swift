@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import HaloContentStore
+
+/// The server's SQLite database: one WAL-mode `DatabasePool` in the data directory, migrated on
+/// open. Content instances live in the content store's `content_*` tables; everything else
+/// (clients, users, tokens, devices, pockets, modules, push activity) in the `server_*` tables below.
+enum ServerDatabase {
+    static let fileName = "halo.sqlite"
+
+    static func open(directory: URL) throws -> DatabasePool {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        // Several processes (server + `halo-server user add`) may write the same file.
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // In WAL mode NORMAL still survives a killed process; only power loss may lose the last commits.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        ContentTables.registerMigrations(&migrator)
+        migrator.registerMigration("server-v1") { db in
+            try db.create(table: "server_client") { t in
+                t.primaryKey("id", .text)
+                t.column("secret_hash", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("editor", .boolean).notNull().defaults(to: false)
+                t.column("app_id", .integer).notNull().defaults(to: 1)
+                t.column("created_at", .integer).notNull()
+            }
+            // Editor accounts (password grant) and identified users (E8/E9) are one table: an
+            // identified user may be made an editor, and either can own a pocket.
+            try db.create(table: "server_user") { t in
+                t.primaryKey("id", .text)
+                t.column("email", .text).notNull().unique().collate(.nocase)
+                t.column("password_hash", .text)
+                t.column("network", .text).notNull().defaults(to: "halo")
+                t.column("social_subject", .text)
+                t.column("name", .text).notNull().defaults(to: "")
+                t.column("surname", .text).notNull().defaults(to: "")
+                t.column("display_name", .text).notNull().defaults(to: "")
+                t.column("photo_url", .text).notNull().defaults(to: "")
+                t.column("editor", .boolean).notNull().defaults(to: false)
+                t.column("device_alias", .text)
+                t.column("created_at", .integer).notNull()
+            }
+            try db.create(table: "server_token") { t in
+                t.primaryKey("access_hash", .text)
+                t.column("refresh_hash", .text).notNull().unique()
+                t.column("client_id", .text).references("server_client", onDelete: .cascade)
+                t.column("user_id", .text).references("server_user", onDelete: .cascade)
+                t.column("expires_at", .integer).notNull()
+                t.column("refresh_expires_at", .integer).notNull()
+                t.column("revoked", .boolean).notNull().defaults(to: false)
+                t.column("created_at", .integer).notNull()
+            }
+            try db.create(table: "server_device") { t in
+                t.primaryKey("id", .text)
+                t.column("alias", .text).notNull().unique()
+                t.column("app_id", .integer).notNull()
+                t.column("customer_id", .integer).notNull().defaults(to: 1)
+                t.column("email", .text)
+                t.column("devices_json", .text).notNull()
+                t.column("tags_json", .text).notNull()
+                t.column("created_at", .integer).notNull()
+                t.column("updated_at", .integer).notNull()
+            }
+            try db.create(table: "server_pocket") { t in
+                t.primaryKey("user_id", .text).references("server_user", onDelete: .cascade)
+                t.column("references_json", .text).notNull()
+                t.column("data_json", .text).notNull()
+                t.column("updated_at", .integer).notNull()
+            }
+            try db.create(table: "server_module") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull().indexed()
+                t.column("is_single", .boolean).notNull().defaults(to: false)
+                t.column("tags_json", .text).notNull().defaults(to: "[]")
+                t.column("created_by", .text)
+                t.column("created_at", .integer).notNull()
+                t.column("updated_at", .integer).notNull()
+            }
+            try db.create(table: "server_field") { t in
+                t.primaryKey("id", .text)
+                t.column("module_id", .text).notNull().indexed().references("server_module", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("name", .text).notNull()
+                t.column("description", .text).notNull().defaults(to: "")
+                t.column("format_json", .text).notNull().defaults(to: "{}")
+                t.column("field_type", .text).notNull()
+                t.column("created_at", .integer).notNull()
+                t.uniqueKey(["module_id", "name"])
+            }
+            try db.create(table: "server_push_activity") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("device", .text).notNull()
+                t.column("schedule", .text).notNull()
+                t.column("action", .text).notNull()
+                t.column("platform", .text)
+                t.column("created_at", .integer).notNull()
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import HaloServer
+
+/// `halo-server`: run and administer a HALO-compatible server.
+@main
+struct HaloServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "halo-server",
+        abstract: "A HALO-compatible server (content, search, sync, devices, identified users, pocket).",
+        discussion: """
+            Rights: tokens of users added with `user add --editor` (password grant or identified login) and of
+            app clients added with `client add --editor` may create, update and delete content; other tokens get 403.
+            """,
+        version: HaloServerInstance.version,
+        subcommands: [Serve.self, Seed.self, Client.self, User.self])
+}
+
+struct DataOption: ParsableArguments {
+    @Option(name: .customLong("data"), help: "Data directory (holds halo.sqlite; created when missing).")
+    var directory: String = "./halo-data"
+
+    var url: URL { URL(fileURLWithPath: directory, isDirectory: true) }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the HALO API until interrupted.")
+
+    @Option(help: "Interface to bind.") var host = "127.0.0.1"
+    @Option(help: "TCP port (0 = any free port).") var port = 8080
+    @OptionGroup var data: DataOption
+    @Option(help: "Largest accepted request body in bytes.") var maxBody = 8 * 1024 * 1024
+    @Option(help: "Access token lifetime in seconds.") var tokenLifetime = 86_400
+    @Flag(help: "Do not log each request.") var quiet = false
+
+    func run() async throws {
+        let configuration = HaloServerConfiguration(
+            host: host, port: port, dataDirectory: data.url, maxBodyBytes: maxBody,
+            tokenLifetimeMilliseconds: Int64(tokenLifetime) * 1000, logRequests: !quiet)
+        let host = self.host
+        try await HaloServerInstance.serve(configuration) { port in
+            // Unbuffered on stderr: scripts and tests wait for this line.
+            FileHandle.standardError.write(Data("halo-server listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+}
+
+struct Seed: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fill the data directory: --demo for a realistic workspace, --instances N for benchmark data.")
+
+    @OptionGroup var data: DataOption
+    @Flag(help: "A demo workspace (Articles, Products, Events, Translations) with an editor and an app client.")
+    var demo = false
+    @Option(help: "Number of benchmark instances to generate.") var instances: Int?
+    @Option(help: "Number of benchmark modules.") var modules = 10
+    @Option(help: "Random seed (same seed, same data).") var seed: UInt64 = 1
+
+    func validate() throws {
+        if demo == (instances != nil) { throw ValidationError("Pass exactly one of --demo or --instances N") }
+        if let instances, instances < 0 { throw ValidationError("--instances must not be negative") }
+        if modules < 1 { throw ValidationError("--modules must be at least 1") }
+    }
+
+    func run() async throws {
+        let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+        if demo {
+            let credentials = try await admin.seedDemo()
+            print("""
+                Demo workspace created in \(data.directory)
+                  client id:       \(credentials.clientId)
+                  client secret:   \(credentials.clientSecret)
+                  editor email:    \(credentials.editorEmail)
+                  editor password: \(credentials.editorPassword)
+                """)
+        } else if let instances {
+            let start = Date()
+            let moduleIds = try await admin.seedBenchmark(instances: instances, modules: modules, seed: seed)
+            print("Seeded \(instances) instances in \(moduleIds.count) modules in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+            for id in moduleIds { print("  module \(id)") }
+        }
+    }
+}
+
+struct Client: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage app clients.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an app client and print its credentials.")
+        @OptionGroup var data: DataOption
+        @Option(help: "A name for the client (recorded as createdBy of its edits).") var name = "App"
+        @Flag(help: "Let this client's tokens create, update and delete content.") var editor = false
+
+        func run() async throws {
+            let credentials = try await HaloServerAdmin.open(dataDirectory: data.url).addClient(name: name, editor: editor)
+            print("client id:     \(credentials.clientId)\nclient secret: \(credentials.clientSecret)")
+        }
+    }
+}
+
+struct User: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage users.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a user (password grant and identified login).")
+        @OptionGroup var data: DataOption
+        @Option(help: "Email (the login name).") var email: String
+        @Option(help: "Password.") var password: String
+        @Flag(help: "Let this user's tokens create, update and delete content.") var editor = false
+
+        func run() async throws {
+            let id = try await HaloServerAdmin.open(dataDirectory: data.url)
+                .addUser(email: email, password: password, editor: editor)
+            print("user id: \(id)")
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import HaloServer
-print("halo-server \(HaloServerInfo.version)")
