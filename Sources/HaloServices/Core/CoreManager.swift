@@ -208,7 +208,8 @@ public final class CoreManager: Sendable {
     /// The TLS policy from the configuration: pinned keys read once from the certificates folder.
     func tlsTrust() throws(HaloError) -> TLSTrust {
         let configuration = self.configuration
-        if configuration.disableSSLPinning { return .systemRoots }
+        // Plain http (loopback only, enforced by the transport) has no certificate to pin.
+        if configuration.disableSSLPinning || configuration.environment.baseURL?.scheme?.lowercased() == "http" { return .systemRoots }
         if let keys = state.withLock({ $0.pinnedKeys }) { return .pinned(keys) }
         let keys = try PinnedPublicKeys(certificatesIn: configuration.certificatesDirectory)
         state.withLock { $0.pinnedKeys = keys }
