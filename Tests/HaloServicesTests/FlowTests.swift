@@ -96,7 +96,7 @@ final class FlowTests: XCTestCase {
 
     final class SetupDelegate: ManagerDelegate {
         let calls = Mutex(0)
-        func managerWillSetupDevice(_ device: Device) {
+        func managerWillSetupDevice(device: Device) {
             calls.withLock { $0 += 1 }
             device.addTag(name: "test", value: "testValue")
         }

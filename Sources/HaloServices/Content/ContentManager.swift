@@ -125,6 +125,15 @@ public final class ContentManager: Sendable {
         }
     }
 
+    /// The seed's form of `sync`: the handler gets the module (id or name, as queried) and the
+    /// error, if any. The parsed changes are only available from the async form until the
+    /// offline store (which keeps synced instances) lands.
+    public func sync(query: SyncQuery, completionHandler handler: @escaping @Sendable (String, HaloError?) -> Void) {
+        Task {
+            do throws(HaloError) { _ = try await sync(query: query); handler(query.moduleKey, nil) } catch { handler(query.moduleKey, error) }
+        }
+    }
+
     private static func decode<T: HaloWireDecodable>(_ type: T.Type, _ response: HTTPResponse) throws(HaloError) -> T {
         let json = try response.json()
         do { return try T(wire: json) } catch {

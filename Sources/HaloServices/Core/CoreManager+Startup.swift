@@ -35,7 +35,7 @@ extension CoreManager {
         for addon in addons {
             if await !addon.startup(core: self) { log.warning("Add-on \(addon.addonName) failed to start") }
         }
-        delegate?.managerWillSetupDevice(device)
+        delegate?.managerWillSetupDevice(device: device)
         _ = try await saveDevice()
         await auth.loginWithStoredProfile()
         await checkVersion()

@@ -17,7 +17,7 @@ public enum Manager {
 /// Hooks into the start-up process (the seed's `ManagerDelegate`).
 public protocol ManagerDelegate: AnyObject, Sendable {
     /// Called at every `startup`, before the device is saved, so the app can add tags to it.
-    func managerWillSetupDevice(_ device: Device)
+    func managerWillSetupDevice(device: Device)
 }
 
 /// The seed's core manager: configuration, start-up, the device, add-ons, logging, and the
