@@ -22,7 +22,16 @@ private func printInstance(_ instance: ContentInstance, json: Bool) {
 
 /// Reads an instance document (§10 JSON).
 private func readInstance(_ path: String?) throws(HaloError) -> ContentInstance {
-    let json = try readJSONInput(path)
+    try instance(from: try readJSONInput(path))
+}
+
+/// An instance from user input; a new one may omit `createdAt` (the client clock is used, as iOS did).
+func instance(from json: JSONValue) throws(HaloError) -> ContentInstance {
+    var json = json
+    if case .object(var object) = json, object["createdAt"] == nil {
+        object["createdAt"] = .number((Date().timeIntervalSince1970 * 1000).rounded())
+        json = .object(object)
+    }
     do { return try ContentInstance(wire: json) } catch {
         throw .invalidInput(message: "The input is not a content instance: \(error)")
     }
@@ -187,9 +196,9 @@ struct Batch: AsyncParsableCommand {
         func instances(_ key: String) throws(HaloError) -> [ContentInstance] {
             guard let items = object[key] else { return [] }
             guard let array = items.arrayValue else { throw .invalidInput(message: "\(key) must be an array") }
-            do { return try array.map { try ContentInstance(wire: $0) } } catch {
-                throw .invalidInput(message: "\(key): \(error)")
-            }
+            var result: [ContentInstance] = []
+            for item in array { result.append(try instance(from: item)) }
+            return result
         }
         try instances("created").forEach { operations.create($0) }
         try instances("updated").forEach { operations.update($0) }

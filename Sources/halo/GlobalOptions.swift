@@ -76,10 +76,20 @@ struct GlobalOptions: ParsableArguments {
             guard let password = password ?? environment["HALO_PASSWORD"] else {
                 throw .configuration(message: "--user needs --password (or HALO_PASSWORD)")
             }
-            _ = try await core.auth.login(authProfile: AuthProfile(email: user, password: password), stayLoggedIn: false)
+            do {
+                _ = try await core.auth.login(authProfile: AuthProfile(email: user, password: password), stayLoggedIn: false)
+            } catch {
+                throw loginFailure(error)
+            }
         }
         return core
     }
+}
+
+/// HALO answers a rejected login with 400 (§7.2): for scripts that is an authentication failure (exit 2).
+func loginFailure(_ error: HaloError) -> HaloError {
+    if case .server(400, let message, _) = error { return .notAuthenticated(message: "Login failed: \(message)") }
+    return error
 }
 
 /// Reads a JSON document from a file, or stdin when the path is nil or "-".

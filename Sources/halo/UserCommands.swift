@@ -15,7 +15,12 @@ struct Login: AsyncParsableCommand {
         var options = global
         options.user = nil  // log in below, staying logged in
         let core = try await options.startSession()
-        let user = try await core.auth.login(authProfile: AuthProfile(email: email, password: password), stayLoggedIn: true)
+        let user: User
+        do {
+            user = try await core.auth.login(authProfile: AuthProfile(email: email, password: password), stayLoggedIn: true)
+        } catch {
+            throw loginFailure(error)
+        }
         if global.json {
             printJSON(.object(["id": user.userProfile.id.map(JSONValue.string) ?? .null, "email": .string(user.userProfile.email),
                                "credentialsStored": .bool(user.credentialsStored)]))
