@@ -12,7 +12,7 @@ import XCTest
 /// with the scripted faults (a 503 envelope, or a dropped connection), then forwards requests
 /// to the server. Real HTTP on both sides.
 final class FlakyProxy: @unchecked Sendable {
-    enum Fault { case status(Int), drop }
+    enum Fault { case status(Int), drop, stall(TimeInterval) }
     private let target: URL
     private let faults: Mutex<[Fault]>
     private let socketFD: Int32
@@ -57,6 +57,9 @@ final class FlakyProxy: @unchecked Sendable {
             let fault = faults.withLock { $0.isEmpty ? nil : $0.removeFirst() }
             switch fault {
             case .drop?:
+                return
+            case .stall(let seconds)?:
+                Thread.sleep(forTimeInterval: seconds)
                 return
             case .status(let status)?:
                 let json = Data(#"{"error":{"status":\#(status),"message":"Injected failure","extra":{},"type":"HaloError"}}"#.utf8)
@@ -237,6 +240,27 @@ final class CoreTests: XCTestCase {
             XCTAssertEqual(error.httpStatus, 400)
         }
         XCTAssertEqual(counted.requestCount.withLock { $0 }, 1)
+    }
+
+    func testPerRequestTimeoutOverridesTheDefault() async throws {
+        let server = try await FlowServer.start()
+        defer { Task { await server.stop() } }
+        let proxy = try FlakyProxy(target: server.baseURL, faults: [.stall(3)])
+        defer { proxy.stop() }
+        var configuration = server.configuration()
+        configuration.environment = .custom(proxy.url.absoluteString)
+        let core = CoreManager(configuration: configuration)
+        core.timeoutIntervalForResource = 60
+        var call = APIRequest(.get, "api/generalcontent/module")
+        call.timeoutIntervalForResource = 0.5
+        let start = Date()
+        do {
+            _ = try await core.perform(call)
+            XCTFail("a stalled server did not time out")
+        } catch {
+            XCTAssertEqual(error, .network(message: "The request to 127.0.0.1 timed out"))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
     }
 
     func testNonJSONErrorBodyKeepsStatus() {

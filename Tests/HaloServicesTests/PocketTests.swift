@@ -46,6 +46,11 @@ final class PocketTests: XCTestCase {
         XCTAssertEqual(filtered.references, ["news": ["n1"]])
         XCTAssertEqual(recorder.requests(to: "/api/segmentation/identified-pocket/self").last?.url.query, "filterReferences%5B%5D=news")
 
+        let dataOnly = try await core.auth.getPocket(filterReferences: [])
+        XCTAssertEqual(dataOnly.references, [:])
+        XCTAssertEqual(dataOnly.data, ["note": "hello", "count": 3])
+        XCTAssertEqual(recorder.requests(to: "/api/segmentation/identified-pocket/self").last?.url.query, "filterReferences%5B%5D=")
+
         // Deleting a list (null) and replacing data round-trip.
         read.removeReferences(key: "favorites")
         read.setData(["note": "bye"])

@@ -103,10 +103,12 @@ public final class Pocket: Sendable, CustomStringConvertible {
 }
 
 extension AuthManager {
-    /// Reads the logged-in user's pocket (§8.1); `filterReferences` keeps only those lists.
+    /// Reads the logged-in user's pocket (§8.1). `filterReferences`: nil = everything, a list =
+    /// only those reference lists, `[]` = data only (sent as one empty `filterReferences[]`).
     public func getPocket(filterReferences: [String]? = nil) async throws(HaloError) -> Pocket {
         let core = try requireCore()
-        let query = (filterReferences ?? []).map { URLQueryItem(name: "filterReferences[]", value: $0) }
+        let keys = filterReferences.map { $0.isEmpty ? [""] : $0 } ?? []
+        let query = keys.map { URLQueryItem(name: "filterReferences[]", value: $0) }
         return try Pocket(wire: try await core.performJSON(APIRequest(.get, "api/segmentation/identified-pocket/self", query: query,
                                                                        authenticationMode: .appPlus)))
     }

@@ -12,7 +12,8 @@ extension CoreManager {
         let mode = call.authenticationMode ?? authenticationMode
         let settings = transferOptions
         let retries = call.numberOfRetries ?? settings.retries
-        let options = TransferOptions(timeoutIntervalForRequest: settings.timeouts.0, timeoutIntervalForResource: settings.timeouts.1,
+        let options = TransferOptions(timeoutIntervalForRequest: call.timeoutIntervalForRequest ?? settings.timeouts.0,
+                                      timeoutIntervalForResource: call.timeoutIntervalForResource ?? settings.timeouts.1,
                                       maximumResponseBytes: settings.maxBytes, trust: try tlsTrust())
         var attempt = 0
         var renewedToken = false

@@ -25,6 +25,9 @@ public struct APIRequest: Sendable {
     public var numberOfRetries: Int?
     /// Overrides `CoreManager.defaultOfflinePolicy` for this call.
     public var offlinePolicy: OfflinePolicy?
+    /// Override `CoreManager.timeoutIntervalForRequest` / `timeoutIntervalForResource` for this call.
+    public var timeoutIntervalForRequest: TimeInterval?
+    public var timeoutIntervalForResource: TimeInterval?
 
     public init(_ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Body = .none,
                 headers: [String: String] = [:], authenticationMode: AuthenticationMode? = nil,
