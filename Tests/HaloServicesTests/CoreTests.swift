@@ -18,6 +18,7 @@ final class FlakyProxy: @unchecked Sendable {
     private let socketFD: Int32
     let port: Int
     let requestCount = Mutex(0)
+    let connectionCount = Mutex(0)
 
     init(target: URL, faults: [Fault]) throws {
         self.target = target
@@ -39,6 +40,7 @@ final class FlakyProxy: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
+                self.connectionCount.withLock { $0 += 1 }
                 Thread { self.serve(client) }.start()
             }
         }.start()
@@ -240,6 +242,20 @@ final class CoreTests: XCTestCase {
             XCTAssertEqual(error.httpStatus, 400)
         }
         XCTAssertEqual(counted.requestCount.withLock { $0 }, 1)
+    }
+
+    func testConnectionsAreReused() async throws {
+        let server = try await FlowServer.start()
+        defer { Task { await server.stop() } }
+        let proxy = try FlakyProxy(target: server.baseURL, faults: [])
+        defer { proxy.stop() }
+        var configuration = server.configuration()
+        configuration.environment = .custom(proxy.url.absoluteString)
+        let core = CoreManager(configuration: configuration)
+        try await core.startup()
+        for _ in 0..<5 { _ = try await core.content.getModules() }
+        XCTAssertGreaterThanOrEqual(proxy.requestCount.withLock { $0 }, 9)
+        XCTAssertEqual(proxy.connectionCount.withLock { $0 }, 1, "sequential requests share one keep-alive connection")
     }
 
     func testPerRequestTimeoutOverridesTheDefault() async throws {

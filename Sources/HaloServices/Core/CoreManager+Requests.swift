@@ -10,11 +10,9 @@ extension CoreManager {
             throw .configuration(message: "The environment \(environment) has no valid base URL")
         }
         let mode = call.authenticationMode ?? authenticationMode
-        let settings = transferOptions
-        let retries = call.numberOfRetries ?? settings.retries
-        let options = TransferOptions(timeoutIntervalForRequest: call.timeoutIntervalForRequest ?? settings.timeouts.0,
-                                      timeoutIntervalForResource: call.timeoutIntervalForResource ?? settings.timeouts.1,
-                                      maximumResponseBytes: settings.maxBytes, trust: try tlsTrust())
+        let retries = call.numberOfRetries ?? numberOfRetries
+        let baseDelay = retryBaseDelay
+        let options = try transferOptions(for: call)
         var attempt = 0
         var renewedToken = false
         while true {
@@ -28,7 +26,7 @@ extension CoreManager {
             } catch {
                 if case .network = error, attempt < retries {
                     attempt += 1
-                    try await backoff(attempt: attempt, base: settings.baseDelay, reason: error.description)
+                    try await backoff(attempt: attempt, base: baseDelay, reason: error.description)
                     continue
                 }
                 throw error
@@ -41,7 +39,7 @@ extension CoreManager {
             }
             if response.statusCode >= 500 && attempt < retries {
                 attempt += 1
-                try await backoff(attempt: attempt, base: settings.baseDelay, reason: "HTTP \(response.statusCode)")
+                try await backoff(attempt: attempt, base: baseDelay, reason: "HTTP \(response.statusCode)")
                 continue
             }
             guard response.isSuccess else {
@@ -51,6 +49,13 @@ extension CoreManager {
             }
             return response
         }
+    }
+
+    /// Timeouts (the call's, else the core's), the response cap and the TLS policy of a call.
+    private func transferOptions(for call: APIRequest) throws(HaloError) -> TransferOptions {
+        TransferOptions(timeoutIntervalForRequest: call.timeoutIntervalForRequest ?? timeoutIntervalForRequest,
+                        timeoutIntervalForResource: call.timeoutIntervalForResource ?? timeoutIntervalForResource,
+                        maximumResponseBytes: maximumResponseBytes, trust: try tlsTrust())
     }
 
     /// One transfer, bracketed by the network add-ons' hooks.
@@ -113,10 +118,7 @@ extension CoreManager {
                               headers: headers, reauthenticateOn401: false)
         var request = try call.httpRequest(baseURL: baseURL)
         request.headers.merge(headers) { _, new in new }
-        let settings = transferOptions
-        let options = TransferOptions(timeoutIntervalForRequest: settings.timeouts.0, timeoutIntervalForResource: settings.timeouts.1,
-                                      maximumResponseBytes: settings.maxBytes, trust: try tlsTrust())
-        let response = try await send(request, options: options)
+        let response = try await send(request, options: try transferOptions(for: call))
         guard response.isSuccess else {
             let error = HaloError(response: response)
             log.error("Token request failed: \(error)")

@@ -219,9 +219,6 @@ public final class CoreManager: Sendable {
     func setDevice(_ device: Device?) { state.withLock { $0.device = device } }
     func setServerVersion(_ version: JSONValue?) { state.withLock { $0.serverVersion = version } }
 
-    var transferOptions: (retries: Int, baseDelay: TimeInterval, timeouts: (TimeInterval, TimeInterval), maxBytes: Int) {
-        state.withLock { ($0.numberOfRetries, $0.retryBaseDelay, ($0.timeoutIntervalForRequest, $0.timeoutIntervalForResource), $0.maximumResponseBytes) }
-    }
 }
 
 /// Holds a weak reference (used where a closure must not keep the core alive).
