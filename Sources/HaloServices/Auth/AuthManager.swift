@@ -73,7 +73,7 @@ public final class AuthManager: Sendable {
         if stayLoggedIn {
             do {
                 let secret = String(decoding: try JSONEncoder().encode(authProfile), as: UTF8.self)
-                try keyring(core).store(secret, label: "HALO account \(authProfile.email ?? authProfile.network.rawValue)")
+                try await keyring(core).store(secret, label: "HALO account \(authProfile.email ?? authProfile.network.rawValue)")
                 stored = true
             } catch let error as HaloError {
                 core.log.warning("Cannot stay logged in: \(error). The credentials were not stored anywhere.")
@@ -125,7 +125,7 @@ public final class AuthManager: Sendable {
     func loginWithStoredProfile() async {
         guard let core = coreBox.value else { return }
         let secret: String?
-        do { secret = try keyring(core).lookup() } catch {
+        do { secret = try await keyring(core).lookup() } catch {
             core.log.warning("No automatic login: \(error)")
             return
         }
@@ -161,7 +161,7 @@ public final class AuthManager: Sendable {
     public func logout() async -> Bool {
         guard let core = coreBox.value else { return false }
         var cleared = true
-        do { try keyring(core).clear() } catch {
+        do { try await keyring(core).clear() } catch {
             core.log.warning("Cannot clear the stored credentials: \(error)")
             cleared = false
         }

@@ -33,15 +33,9 @@ public final class CurlTransport: Sendable {
             throw .configuration(message: "Refusing plain http to \(request.url.host ?? "?"): http is only allowed for loopback hosts (127.0.0.1, localhost, ::1); use https")
         }
         let context = TransferContext(maximumBytes: options.maximumResponseBytes)
+        let job = TransferJob(transport: self, request: request, options: options, context: context)
         let result: Result<HTTPResponse, HaloError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let job = TransferJob(transport: self, request: request, options: options, context: context)
-                let thread = Thread {
-                    continuation.resume(returning: job.run())
-                }
-                thread.name = "halo-curl"
-                thread.start()
-            }
+            await BlockingWork.run(name: "halo-curl") { job.run() }
         } onCancel: {
             context.cancelled.store(true, ordering: .relaxed)
         }
