@@ -227,8 +227,9 @@ final class FlowTests: XCTestCase {
         let core = CoreManager(configuration: configuration)
         let recorder = RecordingAddon()
         core.registerAddon(recorder)
+        core.authenticationMode = .user  // chosen before startup, kept by it (seed: Core manager page)
         try await core.startup()
-        core.authenticationMode = .user
+        XCTAssertEqual(core.authenticationMode, .user)
         _ = try await core.content.getModules()
         let grant = try XCTUnwrap(recorder.requests(to: "/api/oauth/token").last)
         XCTAssertEqual(grant.url.query, "_user")

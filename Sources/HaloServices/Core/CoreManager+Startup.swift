@@ -11,7 +11,9 @@ extension CoreManager {
             throw .configuration(message: "No credentials: set CLIENT_ID and CLIENT_SECRET in Halo.plist or appCredentials in code")
         }
         await tokens.clearAll()
-        authenticationMode = configuration.appCredentials == nil ? .user : .app
+        // Keep a mode chosen in code (e.g. `.user`); app+ only comes back through a login below.
+        if authenticationMode == .appPlus { authenticationMode = .app }
+        if authenticationMode == .app && configuration.appCredentials == nil { authenticationMode = .user }
 
         let store = DeviceStore(directory: configuration.dataDirectory)
         var device = store.load(environment: configuration.environment, credentials: configuration.appCredentials) ?? Device()
