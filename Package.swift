@@ -36,7 +36,11 @@ let package = Package(
         // and the SDK's offline cache, so a query answers the same online and offline.
         .target(
             name: "HaloContentStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // Search steps its key scans with the C API (see Storage/KeyScan.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
 
         // The HALO SDK for Linux: the seed's public Swift API over libcurl, with an SQLite cache. No GTK.
@@ -79,6 +83,13 @@ let package = Package(
         .executableTarget(
             name: "HaloDesk",
             dependencies: ["HaloServices", "HaloServer", "CGtk", "CAdw"],
+            swiftSettings: strict),
+
+        // Times the content store's search against a naive json_extract scan (see the file header).
+        .executableTarget(
+            name: "bench-content-store",
+            dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/ContentStoreBench",
             swiftSettings: strict),
 
         .testTarget(

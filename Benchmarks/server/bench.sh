@@ -30,7 +30,7 @@ start_server() {
   "$BIN" serve --port 0 --data "$1" --quiet 2> "$WORK/server.log" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
-    PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" | grep -o '[0-9]*$' || true)
+    PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" 2>/dev/null | grep -o '[0-9]*$' || true)
     [ -n "$PORT" ] && break
     sleep 0.1
   done

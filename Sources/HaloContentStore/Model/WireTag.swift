@@ -9,12 +9,18 @@ public struct WireTag: Sendable, Hashable, Codable {
     public var value: String
     /// The wire key is `tagType` (e.g. "000000000000000000000002" for a user tag).
     public var tagType: String?
+    /// Older servers sent `tagType` as an object (`{"id", "name", "description"}`, seen in
+    /// `full_sync.json`); its `id` goes to `tagType` and the object is kept here and written back
+    /// as it came.
+    public var tagTypeObject: [String: JSONValue]?
 
-    public init(id: String? = nil, name: String, value: String, tagType: String? = nil) {
+    public init(id: String? = nil, name: String, value: String, tagType: String? = nil,
+                tagTypeObject: [String: JSONValue]? = nil) {
         self.id = id
         self.name = name
         self.value = value
         self.tagType = tagType
+        self.tagTypeObject = tagTypeObject
     }
 
     private enum CodingKeys: String, CodingKey { case id, name, value, tagType }
@@ -25,7 +31,15 @@ public struct WireTag: Sendable, Hashable, Codable {
         name = try container.decode(String.self, forKey: .name)
         let raw = try container.decodeIfPresent(JSONValue.self, forKey: .value) ?? .null
         value = raw.tagText
-        tagType = try container.decodeIfPresent(String.self, forKey: .tagType)
+        switch try container.decodeIfPresent(JSONValue.self, forKey: .tagType) ?? .null {
+        case .object(let object):
+            tagType = object["id"]?.stringValue
+            tagTypeObject = object
+        case .null:
+            tagType = nil
+        case let other:
+            tagType = other.tagText
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -33,7 +47,11 @@ public struct WireTag: Sendable, Hashable, Codable {
         try container.encodeIfPresent(id, forKey: .id)
         try container.encode(name, forKey: .name)
         try container.encode(value, forKey: .value)
-        try container.encodeIfPresent(tagType, forKey: .tagType)
+        if let tagTypeObject {
+            try container.encode(tagTypeObject, forKey: .tagType)
+        } else {
+            try container.encodeIfPresent(tagType, forKey: .tagType)
+        }
     }
 }
 
