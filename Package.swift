@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Already in the graph through Hummingbird; HaloServer uses it to stop the server gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // C libraries: module maps and shim headers only (macros and variadics wrapped as inline functions).
@@ -63,6 +65,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2 for stored passwords and client secrets (BoringSSL-backed, fast enough).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
