@@ -5,21 +5,26 @@ import Foundation
 /// `server` + `account`. When no Secret Service is reachable every call fails with
 /// `HaloError.cache`; callers then store nothing (never a plain-text fallback).
 /// The async forms run the blocking libsecret calls off the cooperative pool (an unlock prompt may wait).
-struct Keyring: Sendable {
-    let server: String
-    let account: String
+public struct Keyring: Sendable {
+    public let server: String
+    public let account: String
 
-    func store(_ secret: String, label: String) async throws(HaloError) {
+    public init(server: String, account: String) {
+        self.server = server
+        self.account = account
+    }
+
+    public func store(_ secret: String, label: String) async throws(HaloError) {
         try await BlockingWork.run(name: "halo-keyring") { () -> Result<Void, HaloError> in
             Result { () throws(HaloError) in try self.store(secret, label: label) }
         }.get()
     }
 
-    func lookup() async throws(HaloError) -> String? {
+    public func lookup() async throws(HaloError) -> String? {
         try await BlockingWork.run(name: "halo-keyring") { Result { () throws(HaloError) in try self.lookup() } }.get()
     }
 
-    func clear() async throws(HaloError) {
+    public func clear() async throws(HaloError) {
         try await BlockingWork.run(name: "halo-keyring") { () -> Result<Void, HaloError> in
             Result { () throws(HaloError) in try self.clear() }
         }.get()
