@@ -36,6 +36,7 @@ private typealias VoidHandler = @MainActor () -> Void
 private typealias PointerHandler = @MainActor (UnsafeMutableRawPointer?) -> Void
 private typealias UIntHandler = @MainActor (UInt32) -> Void
 private typealias BoolHandler = @MainActor () -> Bool
+private typealias UIntPairHandler = @MainActor (UInt32, UInt32) -> Void
 
 // Trampolines receive the box address as an integer inside the isolated closure: raw pointers
 // are not Sendable.
@@ -56,6 +57,12 @@ private let pointerTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeM
 private let uintTrampoline: @convention(c) (UnsafeMutableRawPointer?, UInt32, UnsafeMutableRawPointer?) -> Void = { _, argument, data in
     let box = UInt(bitPattern: data)
     MainActor.assumeIsolated { handlerBox(UIntHandler.self, box)?(argument) }
+}
+
+// `void handler(GObject *self, guint a, guint b, gpointer user_data)`: GtkSelectionModel::selection-changed, …
+private let uintPairTrampoline: @convention(c) (UnsafeMutableRawPointer?, UInt32, UInt32, UnsafeMutableRawPointer?) -> Void = { _, first, second, data in
+    let box = UInt(bitPattern: data)
+    MainActor.assumeIsolated { handlerBox(UIntPairHandler.self, box)?(first, second) }
 }
 
 // `gboolean handler(GObject *self, gpointer user_data)`: GtkWindow::close-request, …
@@ -96,6 +103,12 @@ extension GObjectRef {
     @discardableResult
     func onUInt(_ signal: String, _ handler: @escaping @MainActor (UInt32) -> Void) -> SignalConnection {
         connect(raw, signal, unsafeBitCast(uintTrampoline, to: GCallback.self), handler as UIntHandler)
+    }
+
+    /// Connects a handler for a signal with two `guint` arguments (position, count, …).
+    @discardableResult
+    func onUIntPair(_ signal: String, _ handler: @escaping @MainActor (UInt32, UInt32) -> Void) -> SignalConnection {
+        connect(raw, signal, unsafeBitCast(uintPairTrampoline, to: GCallback.self), handler as UIntPairHandler)
     }
 
     /// Connects a handler whose boolean result GTK uses (true = handled / stop).

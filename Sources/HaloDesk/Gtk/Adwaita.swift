@@ -1,0 +1,50 @@
+import CAdw
+import CGtk
+
+/// `AdwLeaflet`: panes side by side that fold into one-at-a-time navigation on narrow windows.
+@MainActor
+final class Leaflet: Widget {
+    convenience init() {
+        self.init(sinking: UnsafeMutableRawPointer(adw_leaflet_new()))
+        adw_leaflet_set_can_navigate_back(leaflet, 1)
+    }
+
+    private var leaflet: OpaquePointer { halo_adw_leaflet(raw) }
+
+    func append(_ child: Widget, navigatable: Bool = true) {
+        let page = adw_leaflet_append(leaflet, child.widget)
+        adw_leaflet_page_set_navigatable(page, navigatable ? 1 : 0)
+    }
+
+    var isFolded: Bool { adw_leaflet_get_folded(leaflet) != 0 }
+
+    func show(_ child: Widget) { adw_leaflet_set_visible_child(leaflet, child.widget) }
+}
+
+/// `AdwMessageDialog` asking to confirm something; `onResponse` gets the chosen response id.
+@MainActor
+final class ConfirmationDialog: Window {
+    static let cancel = "cancel"
+
+    /// Builds (not shows) a dialog transient for the window `parent` belongs to.
+    convenience init(parent: Widget, heading: String, body: String, confirmLabel: String, confirmId: String, destructive: Bool) {
+        let root = gtk_widget_get_root(parent.widget)
+        let window = root.flatMap { halo_window(UnsafeMutableRawPointer($0)) }
+        self.init(sinking: UnsafeMutableRawPointer(adw_message_dialog_new(window, heading, body)))
+        let dialog = halo_adw_message_dialog(raw)
+        adw_message_dialog_add_response(dialog, Self.cancel, "_Cancel")
+        adw_message_dialog_add_response(dialog, confirmId, confirmLabel)
+        if destructive { adw_message_dialog_set_response_appearance(dialog, confirmId, ADW_RESPONSE_DESTRUCTIVE) }
+        adw_message_dialog_set_default_response(dialog, Self.cancel)
+        adw_message_dialog_set_close_response(dialog, Self.cancel)
+    }
+
+    func onResponse(_ handler: @escaping @MainActor (String) -> Void) {
+        onPointer("response") { response in
+            handler(response.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? Self.cancel)
+        }
+    }
+
+    /// Answers as if the user clicked the response `id` (tests, keyboard shortcuts).
+    func respond(_ id: String) { adw_message_dialog_response(halo_adw_message_dialog(raw), id) }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HaloServices
+
+/// Converts instance values to the text the workspace shows and edits, and parses edited text
+/// back, validating it by field kind. Bad input becomes a `FieldValueError` sentence.
+enum FieldValueText {
+    /// Dates are shown and typed in the user's time zone as `yyyy-MM-dd HH:mm`.
+    static func format(date: Date) -> String { dateFormatter.string(from: date) }
+
+    /// The text shown for `value` (read-only display and editor starting text).
+    static func display(_ value: JSONValue?, kind: FieldKind) -> String {
+        guard let value, value != .null else { return "" }
+        switch (kind, value) {
+        case (.date, .number(let milliseconds)):
+            return format(date: Date(timeIntervalSince1970: milliseconds / 1000))
+        case (.boolean, .bool(let flag)): return flag ? "Yes" : "No"
+        case (.number, .number(let number)): return formatNumber(number)
+        case (.relations, .array(let ids)): return ids.compactMap(\.stringValue).joined(separator: ", ")
+        case (_, .string(let text)): return text
+        default: return json(value)
+        }
+    }
+
+    /// Parses edited text for a field of `kind`. Empty text clears the value (nil) except for
+    /// numbers, where it is an error only if the text is not a number.
+    static func parse(_ text: String, kind: FieldKind, field: String) throws(FieldValueError) -> JSONValue? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return nil }
+        switch kind {
+        case .text, .longText, .link: return .string(text)
+        case .number:
+            guard let number = Double(trimmed), number.isFinite else {
+                throw FieldValueError("“\(field)” must be a number, not “\(trimmed)”.")
+            }
+            return .number(number)
+        case .boolean:
+            switch trimmed.lowercased() {
+            case "yes", "true", "1", "on": return .bool(true)
+            case "no", "false", "0", "off": return .bool(false)
+            default: throw FieldValueError("“\(field)” must be yes or no, not “\(trimmed)”.")
+            }
+        case .date:
+            guard let date = parseDate(trimmed) else {
+                throw FieldValueError("“\(field)” must be a date like 2026-11-21 or 2026-11-21 14:30, not “\(trimmed)”.")
+            }
+            return .number((date.timeIntervalSince1970 * 1000).rounded())
+        case .image:
+            guard let url = URL(string: trimmed), url.scheme == "http" || url.scheme == "https" else {
+                throw FieldValueError("“\(field)” must be an http(s) image address.")
+            }
+            return .string(trimmed)
+        case .relation:
+            guard FieldKind.isInstanceID(trimmed) else {
+                throw FieldValueError("“\(field)” must be an instance id (24 hexadecimal characters).")
+            }
+            return .string(trimmed)
+        case .relations:
+            let ids = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if let bad = ids.first(where: { !FieldKind.isInstanceID($0) }) {
+                throw FieldValueError("“\(field)” must list instance ids separated by commas; “\(bad)” is not one.")
+            }
+            return .array(ids.map(JSONValue.string))
+        case .list, .object, .localized:
+            let value: JSONValue
+            do { value = try JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8)) } catch {
+                throw FieldValueError("“\(field)” must be valid JSON.")
+            }
+            switch (kind, value) {
+            case (.list, .array), (.object, .object): return value
+            case (.localized, .object(let members)) where members.values.allSatisfy({ $0.stringValue != nil }):
+                return value
+            case (.list, _): throw FieldValueError("“\(field)” must be a JSON list, like [\"a\", \"b\"].")
+            case (.localized, _): throw FieldValueError("“\(field)” must map locales to texts, like {\"en-US\": \"Hello\"}.")
+            default: throw FieldValueError("“\(field)” must be a JSON object, like {\"key\": \"value\"}.")
+            }
+        }
+    }
+
+    static func json(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func formatNumber(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+
+    private static func parseDate(_ text: String) -> Date? {
+        for formatter in [dateFormatter, dayFormatter] {
+            if let date = formatter.date(from: text) { return date }
+        }
+        return ISO8601DateFormatter().date(from: text)
+    }
+
+    private static let dateFormatter = makeFormatter("yyyy-MM-dd HH:mm")
+    private static let dayFormatter = makeFormatter("yyyy-MM-dd")
+
+    private static func makeFormatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = format
+        return formatter
+    }
+}
+
+/// An edited value that does not fit its field; `description` is a sentence for the user.
+struct FieldValueError: Error, Equatable, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

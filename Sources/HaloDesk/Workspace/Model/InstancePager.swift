@@ -1,0 +1,127 @@
+import HaloServices
+
+/// The instances of one module as the list shows them: a total from the server and pages of
+/// `pageSize` fetched on demand when a row asks for data it does not have yet.
+///
+/// Changing the module, the name filter or the sort starts a new *generation*; answers to
+/// requests of an older generation are dropped, so a slow page never lands in the wrong list.
+@MainActor
+final class InstancePager {
+    /// Sort the server applies (PROTOCOL §11.1).
+    struct Sort: Equatable {
+        var field: SortBy
+        var order: SortingOrder
+        static let recentFirst = Sort(field: .updatedAt, order: .descending)
+    }
+
+    let pageSize: Int
+    private let content: ContentManager
+    private let connection: ConnectionState
+    private(set) var moduleId: String?
+    private(set) var nameFilter = ""
+    private(set) var sort = Sort.recentFirst
+    /// Number of rows the server reported for the current query (nil until the first page came).
+    private(set) var totalItems: Int?
+    private var pages: [Int: [ContentInstance]] = [:]
+    private var loading: Set<Int> = []
+    private var generation = 0
+
+    /// Called when the total changed (the list must be rebuilt with that many rows).
+    var onReset: (@MainActor (Int) -> Void)?
+    /// Called when a page arrived: rows in the range can now be bound with real data.
+    var onRowsLoaded: (@MainActor (Range<Int>) -> Void)?
+    /// Called with a sentence when loading fails.
+    var onError: (@MainActor (String) -> Void)?
+
+    init(content: ContentManager, connection: ConnectionState, pageSize: Int = 100) {
+        self.content = content
+        self.connection = connection
+        self.pageSize = pageSize
+    }
+
+    /// Shows another module, filter or sort: forgets every page and loads the first one.
+    func show(moduleId: String?, nameFilter: String? = nil, sort: Sort? = nil) {
+        self.moduleId = moduleId
+        if let nameFilter { self.nameFilter = nameFilter }
+        if let sort { self.sort = sort }
+        reload()
+    }
+
+    /// Forgets cached pages and asks for the first page again (after edits, F5).
+    func reload() {
+        generation += 1
+        pages = [:]
+        loading = []
+        totalItems = nil
+        guard moduleId != nil else { onReset?(0); return }
+        load(page: 0)
+    }
+
+    /// The instance at `row`, or nil while its page is on its way (that page is requested).
+    func instance(at row: Int) -> ContentInstance? {
+        guard row >= 0 else { return nil }
+        let page = row / pageSize
+        if let items = pages[page] {
+            let index = row - page * pageSize
+            return index < items.count ? items[index] : nil
+        }
+        load(page: page)
+        return nil
+    }
+
+    /// The loaded instances, for finding one by id (selection after save, relation links).
+    func loadedRow(ofInstanceId id: String) -> Int? {
+        for (page, items) in pages {
+            if let index = items.firstIndex(where: { $0.id == id }) { return page * pageSize + index }
+        }
+        return nil
+    }
+
+    /// Replaces a loaded instance after it was saved, so its row shows the new values at once.
+    func replace(_ instance: ContentInstance) -> Int? {
+        guard let id = instance.id, let row = loadedRow(ofInstanceId: id) else { return nil }
+        pages[row / pageSize]?[row % pageSize] = instance
+        return row
+    }
+
+    /// The query for page `page` (0-based here, 1-based on the wire).
+    func query(page: Int) -> SearchQuery {
+        var query = SearchQuery().pagination(page: page + 1, limit: pageSize).addSortBy(field: sort.field, order: sort.order)
+        if let moduleId { query = query.moduleIds([moduleId]) }
+        let filter = nameFilter.trimmingCharacters(in: .whitespaces)
+        if !filter.isEmpty { query = query.metaFilter(like(property: "name", value: filter)) }
+        return query
+    }
+
+    private func load(page: Int) {
+        guard moduleId != nil, !loading.contains(page) else { return }
+        if let totalItems, page * pageSize >= totalItems, page > 0 { return }
+        loading.insert(page)
+        let query = query(page: page), requested = generation, content = content
+        Task { @MainActor in
+            do throws(HaloError) {
+                let result = try await content.search(query: query)
+                guard requested == self.generation else { return }
+                self.connection.record(success: true)
+                self.receive(result, page: page)
+            } catch {
+                guard requested == self.generation else { return }
+                self.loading.remove(page)
+                self.connection.record(error: error)
+                self.onError?("Could not load instances: \(error.description)")
+            }
+        }
+    }
+
+    private func receive(_ result: PaginatedContentInstances, page: Int) {
+        loading.remove(page)
+        pages[page] = result.instances
+        let total = result.paginationInfo.totalItems
+        if total != totalItems {
+            totalItems = total
+            onReset?(total)
+        }
+        let start = page * pageSize
+        onRowsLoaded?(start..<(start + result.instances.count))
+    }
+}

@@ -1,0 +1,244 @@
+import CAdw
+import CGtk
+import Foundation
+import HaloServices
+
+/// The detail pane for one instance: metadata (state, dates, authors, tags) and one editor per
+/// field, chosen by field kind. Values are validated by kind when the edit is collected.
+@MainActor
+final class InstanceEditor {
+    /// The input widget of one field.
+    @MainActor
+    enum FieldInput {
+        case entry(Editable), toggle(Switch), text(TextView)
+
+        var text: String {
+            switch self {
+            case .entry(let entry): return entry.text
+            case .toggle(let toggle): return toggle.isActive ? "yes" : "no"
+            case .text(let view): return view.text
+            }
+        }
+
+        var widget: Widget {
+            switch self {
+            case .entry(let entry): return entry
+            case .toggle(let toggle): return toggle
+            case .text(let view): return view
+            }
+        }
+    }
+
+    let widget: Widget
+    private let content = Box(vertical: true, spacing: 6)
+    let nameEntry = Editable.entry(accessibleLabel: "Instance name", placeholder: "Name (required)")
+    private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
+    /// Related-instance buttons by instance id (labels become names once resolved).
+    private(set) var relationButtons: [String: [Button]] = [:]
+    /// The instance as loaded (or the blank one being created).
+    private(set) var instance: ContentInstance?
+    private(set) var isNew = false
+    private(set) var isDirty = false
+    private var isPopulating = false
+    var onDirtyChanged: (@MainActor (Bool) -> Void)?
+    /// The user clicked a relation: open the related instance.
+    var onOpenRelation: (@MainActor (String) -> Void)?
+
+    init() {
+        content.setMargins(18)
+        // A clamp keeps the form readable on wide windows (GNOME HIG).
+        let clamp = Widget(sinking: UnsafeMutableRawPointer(adw_clamp_new()))
+        adw_clamp_set_maximum_size(OpaquePointer(clamp.raw), 720)
+        adw_clamp_set_child(OpaquePointer(clamp.raw), content.widget)
+        let scroller = ScrolledWindow(child: clamp)
+        scroller.expand(horizontally: true, vertically: true)
+        widget = scroller
+        nameEntry.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
+    }
+
+    /// Shows `instance` with the given fields; `isNew` for an instance not yet on the server.
+    func show(_ instance: ContentInstance, fields: [FieldDescriptor], isNew: Bool) {
+        isPopulating = true
+        defer { isPopulating = false }
+        self.instance = instance
+        self.isNew = isNew
+        setDirty(isNew)
+        content.removeAll()
+        inputs = []
+        relationButtons = [:]
+
+        let title = Label(isNew ? "New instance" : (instance.name.isEmpty ? "Untitled" : instance.name), classes: ["title-2"], wrap: true)
+        content.append(title)
+        content.append(Label(metadataText(instance, isNew: isNew), classes: ["dim-label"], wrap: true, selectable: true))
+
+        content.append(heading("Name"))
+        nameEntry.text = instance.name
+        content.append(nameEntry)
+
+        for field in fields {
+            content.append(heading("\(field.name) · \(field.kind.caption)"))
+            let value = instance.values[field.name]
+            let input = makeInput(for: field, value: value)
+            content.append(input.widget)
+            inputs.append((field, input))
+            extras(for: field, value: value).forEach(content.append)
+        }
+    }
+
+    /// The edited instance, validated: a name is required and each value must fit its field kind.
+    func editedInstance() throws(FieldValueError) -> ContentInstance {
+        guard var edited = instance else { throw FieldValueError("No instance is open.") }
+        let name = nameEntry.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw FieldValueError("An instance needs a name.") }
+        edited.name = name
+        for (field, input) in inputs {
+            if let value = try FieldValueText.parse(input.text, kind: field.kind, field: field.name) {
+                edited.values[field.name] = value
+            } else {
+                edited.values.removeValue(forKey: field.name)
+            }
+        }
+        return edited
+    }
+
+    /// The input for the field named `name` (tests and keyboard focus).
+    func input(named name: String) -> FieldInput? { inputs.first { $0.field.name == name }?.input }
+
+    /// Clears the pane (nothing selected).
+    func clear() {
+        instance = nil
+        isNew = false
+        setDirty(false)
+        content.removeAll()
+        inputs = []
+        relationButtons = [:]
+    }
+
+    /// Relabels relation buttons with the related instances' names.
+    func showRelationNames(_ names: [String: String]) {
+        for (id, buttons) in relationButtons {
+            guard let name = names[id] else { continue }
+            buttons.forEach { $0.label = name; $0.setAccessibleLabel("Open related instance \(name)") }
+        }
+    }
+
+    func markSaved(_ saved: ContentInstance, fields: [FieldDescriptor]) {
+        show(saved, fields: fields, isNew: false)
+    }
+
+    private func markDirty() {
+        guard !isPopulating else { return }
+        setDirty(true)
+    }
+
+    private func setDirty(_ dirty: Bool) {
+        guard dirty != isDirty else { return }
+        isDirty = dirty
+        onDirtyChanged?(dirty)
+    }
+
+    private func heading(_ text: String) -> Label {
+        let label = Label(text, classes: ["heading"])
+        gtk_widget_set_margin_top(label.widget, 10)
+        return label
+    }
+
+    private func makeInput(for field: FieldDescriptor, value: JSONValue?) -> FieldInput {
+        let shown = field.kind == .boolean ? "" : (field.kind.isStructured ? value.map(FieldValueText.json) ?? "" : FieldValueText.display(value, kind: field.kind))
+        switch field.kind {
+        case .boolean:
+            let toggle = Switch(accessibleLabel: field.name)
+            toggle.isActive = value?.boolValue ?? false
+            toggle.onToggled { [weak self] in guard let self else { return }; self.markDirty() }
+            return .toggle(toggle)
+        case .longText, .list, .object, .localized:
+            let view = TextView(accessibleLabel: field.name, monospace: field.kind.isStructured)
+            view.text = shown
+            view.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
+            return .text(view)
+        default:
+            let entry = Editable.entry(accessibleLabel: field.name, placeholder: field.kind.placeholder)
+            entry.text = shown
+            entry.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
+            return .entry(entry)
+        }
+    }
+
+    /// What a field shows besides its editor: a thumbnail address for images, links for relations.
+    private func extras(for field: FieldDescriptor, value: JSONValue?) -> [Widget] {
+        switch field.kind {
+        case .image:
+            guard let url = value?.stringValue else { return [] }
+            // No image download here (the workspace may be offline): show what a thumbnail would load.
+            let thumbnail = CloudinaryURL(url: url).width(pixels: 240).height(pixels: 160).urlString
+            let text = thumbnail == url ? "Image: \(url)" : "Thumbnail: \(thumbnail)"
+            return [Label(text, classes: ["dim-label", "caption"], wrap: true, selectable: true)]
+        case .relation, .relations:
+            let ids: [String]
+            if let array = value?.arrayValue { ids = array.compactMap(\.stringValue) } else { ids = value?.stringValue.map { [$0] } ?? [] }
+            guard !ids.isEmpty else { return [] }
+            let row = Box(vertical: false, spacing: 6)
+            for id in ids where FieldKind.isInstanceID(id) {
+                let button = Button(label: id)
+                button.addCSSClass("pill")
+                button.addCSSClass("small-pill")
+                button.setAccessibleLabel("Open related instance \(id)")
+                button.tooltip = "Open the related instance"
+                button.onClicked { [weak self] in guard let self else { return }; self.onOpenRelation?(id) }
+                relationButtons[id, default: []].append(button)
+                row.append(button)
+            }
+            let scroller = ScrolledWindow(child: row, horizontalScrolling: true)
+            gtk_scrolled_window_set_policy(OpaquePointer(scroller.raw), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER)
+            return [scroller]
+        default:
+            return []
+        }
+    }
+
+    private func metadataText(_ instance: ContentInstance, isNew: Bool) -> String {
+        if isNew { return "Not saved yet · draft" }
+        var lines = ["\(InstanceState(instance: instance).label) · id \(instance.id ?? "—")"]
+        lines.append("Created \(FieldValueText.format(date: instance.createdAt))" + (instance.createdBy.map { " by \($0)" } ?? ""))
+        if let updated = instance.updatedAt {
+            lines.append("Updated \(FieldValueText.format(date: updated))" + (instance.updatedBy.map { " by \($0)" } ?? ""))
+        }
+        if let published = instance.publishedAt { lines.append("Published \(FieldValueText.format(date: published))") }
+        if let archived = instance.archivedAt { lines.append("Archived \(FieldValueText.format(date: archived))") }
+        if let removed = instance.removedAt { lines.append("Expires \(FieldValueText.format(date: removed))") }
+        let tags = instance.tagList.map { tag in tag.value.map { "\(tag.name): \($0)" } ?? tag.name }
+        lines.append(tags.isEmpty ? "No tags" : "Tags: " + tags.joined(separator: ", "))
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension FieldKind {
+    /// Shown next to the field name so the expected input is clear.
+    var caption: String {
+        switch self {
+        case .text: return "text"
+        case .longText: return "long text"
+        case .number: return "number"
+        case .boolean: return "yes/no"
+        case .date: return "date"
+        case .link: return "link"
+        case .image: return "image"
+        case .relation: return "related instance"
+        case .relations: return "related instances"
+        case .list: return "list (JSON)"
+        case .object: return "object (JSON)"
+        case .localized: return "text per language (JSON)"
+        }
+    }
+
+    var placeholder: String? {
+        switch self {
+        case .number: return "A number, e.g. 12.5"
+        case .date: return "yyyy-MM-dd HH:mm"
+        case .relations: return "Instance ids, separated by commas"
+        case .relation: return "Instance id"
+        case .image, .link: return "https://…"
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CGtk
+import Foundation
+import HaloServices
+
+/// The middle pane's list: a column view (name, updated, published, state, tags) over the pager.
+/// Rows are positions; a row's text is looked up when GTK binds it, so 100,000 rows cost only the
+/// visible ones, and rows whose page has not arrived show a placeholder until it does.
+@MainActor
+final class InstanceTable {
+    @MainActor
+    final class Cell {
+        let label: Label
+        init(numeric: Bool) {
+            label = Label("", classes: numeric ? ["numeric"] : [])
+        }
+    }
+
+    let model = IndexListModel()
+    let columnView: ColumnView
+    let widget: Widget
+    private let pager: InstancePager
+    /// Rebinding rows (splice) drops their selection; while restoring it, selection events are muted.
+    private(set) var isRestoringSelection = false
+
+    init(pager: InstancePager) {
+        self.pager = pager
+        columnView = ColumnView(model: model)
+        columnView.setAccessibleLabel("Instances")
+        columnView.addCSSClass("instance-list")
+        let scroller = ScrolledWindow(child: columnView, horizontalScrolling: true)
+        scroller.expand(horizontally: true, vertically: true)
+        widget = scroller
+        addColumn("Name", sortKey: SortBy.name.rawValue, expand: true) { $0.name.isEmpty ? "Untitled" : $0.name }
+        addColumn("Updated", sortKey: SortBy.updatedAt.rawValue, numeric: true) { instance in
+            (instance.updatedAt ?? instance.createdAt).formatted(date: .abbreviated, time: .omitted)
+        }
+        addColumn("Published", sortKey: SortBy.publishedAt.rawValue, numeric: true) { instance in
+            instance.publishedAt?.formatted(date: .abbreviated, time: .omitted) ?? "—"
+        }
+        addColumn("State", sortKey: nil) { InstanceState(instance: $0).label }
+        addColumn("Tags", sortKey: nil) { instance in
+            instance.tagList.map { tag in tag.value.map { "\(tag.name): \($0)" } ?? tag.name }.joined(separator: ", ")
+        }
+    }
+
+    private func addColumn(_ title: String, sortKey: String?, expand: Bool = false, numeric: Bool = false,
+                           text: @escaping @MainActor (ContentInstance) -> String) {
+        let pager = pager
+        let factory = ListItemFactory<Cell>(
+            makeRow: { let cell = Cell(numeric: numeric); return (cell, cell.label) },
+            bind: { cell, position in
+                if let instance = pager.instance(at: position) {
+                    cell.label.text = text(instance)
+                    cell.label.removeCSSClass("dim-label")
+                } else {
+                    cell.label.text = "…"
+                    cell.label.addCSSClass("dim-label")
+                }
+            })
+        columnView.addColumn(title: title, factory: factory, sortKey: sortKey, expand: expand)
+    }
+
+    /// Makes the rows in `range` show their (new) data, keeping the selection.
+    func refresh(_ range: Range<Int>) {
+        let selected = columnView.selectedPositions
+        isRestoringSelection = true
+        defer { isRestoringSelection = false }
+        model.refresh(range)
+        if selected.contains(where: range.contains) { columnView.select(selected) }
+    }
+
+    /// Replaces every row (a new module, filter, sort or total).
+    func reload(count: Int) {
+        isRestoringSelection = true
+        defer { isRestoringSelection = false }
+        model.reload(count: count)
+    }
+}
+
+/// The publication state shown in the list and the detail pane.
+enum InstanceState: String {
+    case draft, scheduled, published, expired, archived, deleted
+
+    init(instance: ContentInstance, now: Date = Date()) {
+        if instance.isDeleted(at: now) { self = .deleted }
+        else if instance.isArchived(at: now) { self = .archived }
+        else if instance.isRemoved(at: now) { self = .expired }
+        else if instance.isPublished(at: now) { self = .published }
+        else if instance.publishedAt != nil { self = .scheduled }
+        else { self = .draft }
+    }
+
+    var label: String { rawValue.capitalized }
+}

@@ -1,0 +1,76 @@
+import CGtk
+import Foundation
+import HaloServices
+
+/// The left pane: the app's modules with their instance counts (a navigation-sidebar list).
+@MainActor
+final class ModuleSidebar {
+    let widget: Widget
+    private let list: Widget
+    private(set) var modules: [Module] = []
+    private var countLabels: [Label] = []
+    private var isUpdatingSelection = false
+    /// Called when the user picks a module (not when `select(moduleId:)` is called).
+    var onSelect: (@MainActor (Module) -> Void)?
+
+    init() {
+        list = Widget(sinking: UnsafeMutableRawPointer(gtk_list_box_new()))
+        list.addCSSClass("navigation-sidebar")
+        list.setAccessibleLabel("Modules")
+        gtk_list_box_set_selection_mode(OpaquePointer(list.raw), GTK_SELECTION_BROWSE)
+        let scroller = ScrolledWindow(child: list)
+        scroller.expand(vertically: true)
+        scroller.setSizeRequest(width: 200)
+        widget = scroller
+        list.onPointer("row-selected") { [weak self] row in
+            guard let self else { return }
+            guard !self.isUpdatingSelection, let row else { return }
+            let index = Int(gtk_list_box_row_get_index(row.assumingMemoryBound(to: GtkListBoxRow.self)))
+            if self.modules.indices.contains(index) { self.onSelect?(self.modules[index]) }
+        }
+    }
+
+    /// Replaces the list; counts show "…" until `setCount` fills them.
+    func show(_ modules: [Module]) {
+        isUpdatingSelection = true
+        defer { isUpdatingSelection = false }
+        while let child = gtk_widget_get_first_child(list.widget) { gtk_list_box_remove(OpaquePointer(list.raw), child) }
+        self.modules = modules
+        countLabels = modules.map { module in
+            let row = Box(vertical: false, spacing: 12)
+            row.setMargins(6)
+            let name = Label(module.name ?? "Untitled module", classes: [])
+            name.expand(horizontally: true)
+            let count = Label("…", classes: ["dim-label", "numeric"])
+            row.append(name)
+            row.append(count)
+            gtk_list_box_append(OpaquePointer(list.raw), row.widget)
+            return count
+        }
+    }
+
+    func setCount(_ count: Int, forModuleId id: String) {
+        guard let index = modules.firstIndex(where: { $0.id == id }) else { return }
+        countLabels[index].text = count.formatted()
+        rowWidget(at: index).map { Widget(retaining: UnsafeMutableRawPointer($0)) }?
+            .setAccessibleLabel("\(modules[index].name ?? "Module"), \(count) instances")
+    }
+
+    /// Highlights a module without calling `onSelect`.
+    func select(moduleId: String) {
+        guard let index = modules.firstIndex(where: { $0.id == moduleId }), let row = rowWidget(at: index) else { return }
+        isUpdatingSelection = true
+        gtk_list_box_select_row(OpaquePointer(list.raw), row)
+        isUpdatingSelection = false
+    }
+
+    /// Selects like a click would (calls `onSelect`): keyboard users and tests.
+    func activate(moduleId: String) {
+        guard let index = modules.firstIndex(where: { $0.id == moduleId }), let row = rowWidget(at: index) else { return }
+        gtk_list_box_select_row(OpaquePointer(list.raw), row)
+    }
+
+    private func rowWidget(at index: Int) -> UnsafeMutablePointer<GtkListBoxRow>? {
+        gtk_list_box_get_row_at_index(OpaquePointer(list.raw), gint(index))
+    }
+}

@@ -1,0 +1,516 @@
+import CAdw
+import CGtk
+import Foundation
+import HaloServices
+
+/// The workspace: modules | instances | detail in an `AdwLeaflet` (folds on narrow windows).
+///
+/// It only talks to the server through `session.core.content` (HaloServices); results and errors
+/// go to the toaster as sentences. The lead's main window embeds `widget` and registers the
+/// accelerators `installActions(on:)` returns.
+@MainActor
+final class WorkspaceView {
+    /// The root widget to embed in the window.
+    let widget: Widget
+
+    let session: WorkspaceSession
+    let sidebar = ModuleSidebar()
+    let pager: InstancePager
+    let table: InstanceTable
+    let editor = InstanceEditor()
+    let bulk = BulkPanel()
+    let connection = ConnectionState()
+    let searchEntry = Editable.searchEntry(accessibleLabel: "Filter instances by name", placeholder: "Filter by name")
+    let newButton = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("list-add-symbolic")))
+    let saveButton = Button(label: "Save")
+    let deleteButton = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("user-trash-symbolic")))
+    let statusLabel = Label("", classes: ["dim-label", "caption"])
+    private let leaflet = Leaflet()
+    private let detailStack = Widget(sinking: UnsafeMutableRawPointer(gtk_stack_new()))
+    private let listPane = Box(vertical: true)
+    private let detailPane = Box(vertical: true)
+    private let toast: @MainActor (String) -> Void
+    /// The dialog waiting for an answer (delete confirmation, unsaved changes), if any.
+    private(set) var pendingDialog: ConfirmationDialog?
+    /// Finished save/delete/batch requests (tests wait on it).
+    private(set) var completedOperations = 0
+    /// Fields per module id, learnt from the module description or from loaded instances.
+    private var knownFields: [String: [FieldDescriptor]] = [:]
+    private var isRestoringSelection = false
+    private var backButtons: [Button] = []
+
+    init(session: WorkspaceSession, toaster: @escaping @MainActor (String) -> Void) throws {
+        self.session = session
+        toast = toaster
+        pager = InstancePager(content: session.core.content, connection: connection)
+        table = InstanceTable(pager: pager)
+        widget = leaflet
+        buildLayout()
+        wireEvents()
+        updateStatus()
+        loadModules()
+    }
+
+    // MARK: Layout
+
+    private func buildLayout() {
+        leaflet.setAccessibleLabel("Workspace")
+        leaflet.append(pane(title: "Modules", content: sidebar.widget, start: [], end: []))
+        leaflet.append(separator(), navigatable: false)
+
+        searchEntry.expand(horizontally: true)
+        newButton.setAccessibleLabel("New instance")
+        newButton.tooltip = "New Instance (Ctrl+N)"
+        let back = backButton()
+        let listToolbar = toolbar([back, searchEntry, newButton])
+        listPane.append(listToolbar)
+        listPane.append(table.widget)
+        let statusBar = Box(vertical: false, spacing: 6)
+        statusBar.setMargins(6)
+        statusBar.append(statusLabel)
+        listPane.append(statusBar)
+        listPane.setSizeRequest(width: 360)
+        listPane.expand(horizontally: true)
+        leaflet.append(listPane)
+        leaflet.append(separator(), navigatable: false)
+
+        saveButton.addCSSClass("suggested-action")
+        saveButton.setAccessibleLabel("Save instance")
+        saveButton.tooltip = "Save (Ctrl+S)"
+        saveButton.isSensitive = false
+        deleteButton.setAccessibleLabel("Delete instance")
+        deleteButton.tooltip = "Delete (Delete)"
+        deleteButton.isSensitive = false
+        let spacer = Box(vertical: false)
+        spacer.expand(horizontally: true)
+        detailPane.append(toolbar([backButton(), spacer, deleteButton, saveButton]))
+        let empty = Widget(sinking: UnsafeMutableRawPointer(adw_status_page_new()))
+        adw_status_page_set_title(OpaquePointer(empty.raw), "No Instance Selected")
+        adw_status_page_set_description(OpaquePointer(empty.raw), "Pick an instance in the list, or create one with Ctrl+N.")
+        adw_status_page_set_icon_name(OpaquePointer(empty.raw), "document-edit-symbolic")
+        let stack = OpaquePointer(detailStack.raw)
+        gtk_stack_add_named(stack, empty.widget, "empty")
+        gtk_stack_add_named(stack, editor.widget.widget, "editor")
+        gtk_stack_add_named(stack, bulk.widget.widget, "bulk")
+        detailStack.expand(horizontally: true, vertically: true)
+        detailPane.append(detailStack)
+        detailPane.setSizeRequest(width: 360)
+        detailPane.expand(horizontally: true)
+        leaflet.append(detailPane)
+    }
+
+    private func pane(title: String, content: Widget, start: [Widget], end: [Widget]) -> Widget {
+        let box = Box(vertical: true)
+        let header = Label(title, classes: ["heading"])
+        header.setMargins(12)
+        box.append(header)
+        box.append(content)
+        return box
+    }
+
+    private func toolbar(_ items: [Widget]) -> Widget {
+        let bar = Box(vertical: false, spacing: 6)
+        bar.addCSSClass("toolbar")
+        items.forEach(bar.append)
+        return bar
+    }
+
+    private func separator() -> Widget {
+        Widget(sinking: UnsafeMutableRawPointer(gtk_separator_new(GTK_ORIENTATION_VERTICAL)))
+    }
+
+    /// Shown only when the leaflet is folded: goes one pane back.
+    private func backButton() -> Button {
+        let button = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("go-previous-symbolic")))
+        button.setAccessibleLabel("Back")
+        button.isVisible = false
+        button.onClicked { [weak self] in
+            guard let self else { return }
+            adw_leaflet_navigate(halo_adw_leaflet(self.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK)
+        }
+        backButtons.append(button) // the handler below reaches it through this array
+        leaflet.onPointer("notify::folded") { [weak self] _ in
+            guard let self else { return }
+            self.backButtons.forEach { $0.isVisible = self.leaflet.isFolded }
+        }
+        return button
+    }
+
+    // MARK: Events
+
+    private func wireEvents() {
+        sidebar.onSelect = { [weak self] module in
+            guard let self else { return }
+            self.confirmLeavingEdits { self.openModule(module) } onCancel: {
+                if let id = self.pager.moduleId { self.sidebar.select(moduleId: id) }
+            }
+        }
+        pager.onReset = { [weak self] total in
+            guard let self else { return }
+            self.table.reload(count: total)
+            self.selectionChanged() // rebuilding the rows cleared the selection
+            if let id = self.pager.moduleId, self.pager.nameFilter.isEmpty { self.sidebar.setCount(total, forModuleId: id) }
+            self.updateStatus()
+        }
+        pager.onRowsLoaded = { [weak self] range in
+            guard let self else { return }
+            self.learnFields(from: range)
+            self.table.refresh(range)
+            self.bulk.updateFields(self.knownFields[self.pager.moduleId ?? ""] ?? [])
+        }
+        pager.onError = { [weak self] message in guard let self else { return }; self.toast(message) }
+        connection.onChange = { [weak self] in guard let self else { return }; self.updateStatus() }
+        table.columnView.onSelectionChanged { [weak self] in guard let self else { return }; self.selectionChanged() }
+        table.columnView.onActivate { [weak self] _ in
+            guard let self else { return }
+            if self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
+        }
+        table.columnView.onSortChanged { [weak self] in
+            guard let self else { return }
+            let state = self.table.columnView.sortState
+            let sort = state.flatMap { state in SortBy(rawValue: state.key).map { InstancePager.Sort(field: $0, order: state.ascending ? .ascending : .descending) } }
+            self.pager.show(moduleId: self.pager.moduleId, sort: sort ?? .recentFirst)
+        }
+        searchEntry.on("search-changed") { [weak self] in
+            guard let self else { return }
+            self.pager.show(moduleId: self.pager.moduleId, nameFilter: self.searchEntry.text)
+        }
+        newButton.onClicked { [weak self] in guard let self else { return }; self.newInstance() }
+        saveButton.onClicked { [weak self] in guard let self else { return }; self.save() }
+        deleteButton.onClicked { [weak self] in guard let self else { return }; self.deleteSelection() }
+        editor.onDirtyChanged = { [weak self] dirty in guard let self else { return }; self.saveButton.isSensitive = dirty }
+        editor.onOpenRelation = { [weak self] id in guard let self else { return }; self.openInstance(id: id) }
+        bulk.onApply = { [weak self] field, text in guard let self else { return }; self.bulkEdit(field: field, text: text) }
+        bulk.onDelete = { [weak self] in guard let self else { return }; self.deleteSelection() }
+    }
+
+    /// Window actions and their accelerators (the caller registers the accelerators with
+    /// `gtk_application_set_accels_for_action`).
+    @discardableResult
+    func installActions(on window: GObjectRef) -> [(action: String, accelerators: [String])] {
+        Actions.add("find", to: window) { [weak self] in guard let self else { return }; self.searchEntry.grabFocus() }
+        Actions.add("new-instance", to: window) { [weak self] in guard let self else { return }; self.newInstance() }
+        Actions.add("save", to: window) { [weak self] in guard let self else { return }; self.save() }
+        Actions.add("delete", to: window) { [weak self] in guard let self else { return }; self.deleteSelection() }
+        Actions.add("refresh", to: window) { [weak self] in guard let self else { return }; self.refresh() }
+        return [("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
+                ("win.delete", ["Delete"]), ("win.refresh", ["F5"])]
+    }
+
+    // MARK: Browsing
+
+    private func loadModules() {
+        let content = session.core.content
+        Task { @MainActor in
+            do throws(HaloError) {
+                let modules = try await content.getModules().modules.sorted { ($0.name ?? "") < ($1.name ?? "") }
+                self.connection.record(success: true)
+                for module in modules where module.fields?.isEmpty == false {
+                    if let id = module.id { self.knownFields[id] = self.fields(declaredBy: module) }
+                }
+                self.sidebar.show(modules)
+                if let first = modules.first(where: { $0.id == self.pager.moduleId }) ?? modules.first, let id = first.id {
+                    self.sidebar.select(moduleId: id)
+                    if self.pager.moduleId != id { self.openModule(first) }
+                }
+                await self.loadCounts(modules)
+            } catch {
+                self.connection.record(error: error)
+                self.toast("Could not load the modules: \(error.description)")
+            }
+        }
+    }
+
+    private func loadCounts(_ modules: [Module]) async {
+        for module in modules {
+            guard let id = module.id else { continue }
+            let query = SearchQuery().moduleIds([id]).pagination(page: 1, limit: 1)
+            if let result = try? await session.core.content.search(query: query) {
+                sidebar.setCount(result.paginationInfo.totalItems, forModuleId: id)
+            }
+        }
+    }
+
+    private func openModule(_ module: Module) {
+        showDetail(nil)
+        pager.show(moduleId: module.id, nameFilter: searchEntry.text)
+        if leaflet.isFolded { leaflet.show(listPane) }
+    }
+
+    /// Opens an instance by id (relation links): switches to its module and shows it.
+    func openInstance(id: String) {
+        confirmLeavingEdits { [weak self] in
+            guard let self else { return }
+            let content = self.session.core.content
+            Task { @MainActor in
+                do throws(HaloError) {
+                    guard let instance = try await content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first else {
+                        self.toast("The related instance no longer exists.")
+                        return
+                    }
+                    self.connection.record(success: true)
+                    if self.pager.moduleId != instance.moduleId, let module = self.sidebar.modules.first(where: { $0.id == instance.moduleId }) {
+                        self.sidebar.select(moduleId: instance.moduleId)
+                        self.openModule(module)
+                    }
+                    self.showDetail(instance)
+                } catch {
+                    self.connection.record(error: error)
+                    self.toast("Could not open the related instance: \(error.description)")
+                }
+            }
+        } onCancel: {}
+    }
+
+    func refresh() {
+        confirmLeavingEdits { [weak self] in
+            guard let self else { return }
+            self.showDetail(nil)
+            self.loadModules()
+            self.pager.reload()
+        } onCancel: {}
+    }
+
+    private func selectionChanged() {
+        guard !isRestoringSelection, !table.isRestoringSelection else { return }
+        let positions = table.columnView.selectedPositions
+        deleteButton.isSensitive = !positions.isEmpty
+        if positions.count > 1 {
+            confirmLeavingEdits { [weak self] in
+                guard let self else { return }
+                self.detailVisible("bulk")
+                self.editor.clear()
+                self.bulk.show(count: positions.count, fields: self.knownFields[self.pager.moduleId ?? ""] ?? [])
+            } onCancel: { [weak self] in guard let self else { return }; self.reselectEditedInstance() }
+            return
+        }
+        guard let position = positions.first, let instance = pager.instance(at: position) else {
+            // Nothing selected: keep a new or edited instance on screen, else show the empty page.
+            if positions.isEmpty, !editor.isNew, !editor.isDirty { showDetail(nil) }
+            return
+        }
+        guard instance.id != editor.instance?.id || editor.isNew else { return }
+        confirmLeavingEdits { [weak self] in guard let self else { return }; self.showDetail(instance) } onCancel: { [weak self] in guard let self else { return }; self.reselectEditedInstance() }
+    }
+
+    private func showDetail(_ instance: ContentInstance?) {
+        guard let instance else {
+            editor.clear()
+            detailVisible("empty")
+            return
+        }
+        editor.show(instance, fields: fields(for: instance), isNew: instance.id == nil)
+        deleteButton.isSensitive = instance.id != nil
+        detailVisible("editor")
+        resolveRelationNames()
+    }
+
+    private func detailVisible(_ name: String) {
+        gtk_stack_set_visible_child_name(OpaquePointer(detailStack.raw), name)
+    }
+
+    private func resolveRelationNames() {
+        let ids = Array(editor.relationButtons.keys)
+        guard !ids.isEmpty else { return }
+        let content = session.core.content
+        Task { @MainActor in
+            guard let found = try? await content.search(query: SearchQuery().instanceIds(ids).skipPagination()) else { return }
+            self.editor.showRelationNames(Dictionary(found.instances.compactMap { i in i.id.map { ($0, i.name) } }, uniquingKeysWith: { a, _ in a }))
+        }
+    }
+
+    private func reselectEditedInstance() {
+        isRestoringSelection = true
+        defer { isRestoringSelection = false }
+        if let id = editor.instance?.id, let row = pager.loadedRow(ofInstanceId: id) {
+            table.columnView.select([row])
+        } else {
+            table.columnView.select([])
+        }
+    }
+
+    // MARK: Fields
+
+    private func fields(declaredBy module: Module) -> [FieldDescriptor] {
+        (module.fields ?? []).map { field in
+            FieldDescriptor(name: field.name, kind: field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) } ?? .text)
+        }
+    }
+
+    private func fields(for instance: ContentInstance) -> [FieldDescriptor] {
+        let module = sidebar.modules.first { $0.id == instance.moduleId }
+        var result = FieldDescriptor.fields(of: instance, module: module?.fields?.isEmpty == false ? module : nil)
+        // Fields other instances of the module have, so an empty value can still be filled in.
+        for field in knownFields[instance.moduleId] ?? [] where !result.contains(where: { $0.name == field.name }) {
+            result.append(field)
+        }
+        return result
+    }
+
+    /// Learns a module's fields from loaded instances when the server did not describe them.
+    private func learnFields(from range: Range<Int>) {
+        guard let moduleId = pager.moduleId else { return }
+        var known = knownFields[moduleId] ?? []
+        for row in range.prefix(20) {
+            guard let instance = pager.instance(at: row) else { continue }
+            for field in FieldDescriptor.fields(of: instance, module: nil) where !known.contains(where: { $0.name == field.name }) {
+                known.append(field)
+            }
+        }
+        knownFields[moduleId] = known
+    }
+
+    // MARK: Editing
+
+    func newInstance() {
+        guard let moduleId = pager.moduleId else { toast("Pick a module first."); return }
+        confirmLeavingEdits { [weak self] in
+            guard let self else { return }
+            self.isRestoringSelection = true
+            self.table.columnView.select([])
+            self.isRestoringSelection = false
+            self.editor.show(ContentInstance(moduleId: moduleId, name: ""), fields: self.knownFields[moduleId] ?? [], isNew: true)
+            self.deleteButton.isSensitive = false
+            self.detailVisible("editor")
+            if self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
+            self.editor.nameEntry.grabFocus()
+        } onCancel: {}
+    }
+
+    func save() {
+        guard editor.instance != nil else { return }
+        let edited: ContentInstance
+        do { edited = try editor.editedInstance() } catch { toast(error.description); return }
+        let content = session.core.content, isNew = editor.isNew
+        saveButton.isSensitive = false
+        Task { @MainActor in
+            defer { self.completedOperations += 1 }
+            do throws(HaloError) {
+                let saved = try await content.save(edited)
+                self.connection.record(success: true)
+                self.toast(isNew ? "Created “\(saved.name)”." : "Saved “\(saved.name)”.")
+                if isNew {
+                    self.pager.reload()
+                } else if let row = self.pager.replace(saved) {
+                    self.table.refresh(row..<(row + 1))
+                }
+                if self.editor.instance?.id == edited.id { self.editor.markSaved(saved, fields: self.fields(for: saved)) }
+                self.deleteButton.isSensitive = true
+            } catch {
+                self.connection.record(error: error)
+                self.saveButton.isSensitive = true
+                self.toast("Could not save “\(edited.name)”: \(error.description)")
+            }
+        }
+    }
+
+    /// Deletes the open instance or the selected ones, after asking.
+    func deleteSelection() {
+        let positions = table.columnView.selectedPositions
+        if positions.count > 1 {
+            let instances = positions.compactMap(pager.instance(at:))
+            ask(heading: "Delete \(positions.count) Instances?", body: "They are removed from the server for every app. This cannot be undone.",
+                confirm: "_Delete", id: "delete") { [weak self] in guard let self else { return }; self.bulkDelete(instances, notLoaded: positions.count - instances.count) }
+            return
+        }
+        guard let instance = editor.instance, let id = instance.id else { return }
+        ask(heading: "Delete “\(instance.name)”?", body: "It is removed from the server for every app. This cannot be undone.",
+            confirm: "_Delete", id: "delete") { [weak self] in
+            guard let self else { return }
+            let content = self.session.core.content
+            Task { @MainActor in
+                defer { self.completedOperations += 1 }
+                do throws(HaloError) {
+                    _ = try await content.delete(instanceId: id)
+                    self.connection.record(success: true)
+                    self.toast("Deleted “\(instance.name)”.")
+                    self.showDetail(nil)
+                    self.pager.reload()
+                } catch {
+                    self.connection.record(error: error)
+                    self.toast("Could not delete “\(instance.name)”: \(error.description)")
+                }
+            }
+        }
+    }
+
+    private func bulkDelete(_ instances: [ContentInstance], notLoaded: Int) {
+        var operations = BatchOperations()
+        let ids = instances.compactMap(\.id)
+        ids.forEach { operations.delete(instanceId: $0) }
+        let names = instances.filter { $0.id != nil }.map(\.name)
+        runBatch(operations, verb: "deleted", names: names, skipped: Array(repeating: "(row not loaded)", count: notLoaded))
+    }
+
+    private func bulkEdit(field: FieldDescriptor, text: String) {
+        let value: JSONValue?
+        do { value = try FieldValueText.parse(text, kind: field.kind, field: field.name) } catch {
+            bulk.showReport(error.description)
+            toast(error.description)
+            return
+        }
+        var operations = BatchOperations()
+        var names: [String] = [], skipped: [String] = []
+        for position in table.columnView.selectedPositions {
+            guard var instance = pager.instance(at: position) else { skipped.append("Row \(position + 1)"); continue }
+            if let value { instance.values[field.name] = value } else { instance.values.removeValue(forKey: field.name) }
+            operations.update(instance)
+            names.append(instance.name)
+        }
+        runBatch(operations, verb: "updated", names: names, skipped: skipped)
+    }
+
+    private func runBatch(_ operations: BatchOperations, verb: String, names: [String], skipped: [String]) {
+        guard !operations.isEmpty else { bulk.showReport("Nothing to do: the selected rows are not loaded yet."); return }
+        let content = session.core.content
+        Task { @MainActor in
+            defer { self.completedOperations += 1 }
+            do throws(HaloError) {
+                let result = try await content.batch(operations: operations)
+                self.connection.record(success: true)
+                let report = BulkReport.text(verb: verb, result: result, names: names, skipped: skipped)
+                self.bulk.showReport(report)
+                self.toast(report.split(separator: "\n").first.map(String.init) ?? report)
+                self.pager.reload()
+            } catch {
+                self.connection.record(error: error)
+                self.bulk.showReport("Nothing was changed: \(error.description)")
+                self.toast("The bulk change failed: \(error.description)")
+            }
+        }
+    }
+
+    // MARK: Dialogs
+
+    /// Runs `proceed` at once when there are no unsaved edits, otherwise after the user agrees to
+    /// discard them (`onCancel` when they keep editing).
+    private func confirmLeavingEdits(_ proceed: @escaping @MainActor () -> Void, onCancel: @escaping @MainActor () -> Void) {
+        guard editor.isDirty else { proceed(); return }
+        let name = editor.instance.map { $0.name.isEmpty ? "the new instance" : "“\($0.name)”" } ?? "this instance"
+        ask(heading: "Discard Changes?", body: "Your changes to \(name) are not saved.", confirm: "_Discard", id: "discard",
+            onCancel: onCancel) { [weak self] in
+            guard let self else { return }
+            self.editor.clear()
+            proceed()
+        }
+    }
+
+    private func ask(heading: String, body: String, confirm: String, id: String,
+                     onCancel: @escaping @MainActor () -> Void = {}, onConfirm: @escaping @MainActor () -> Void) {
+        let dialog = ConfirmationDialog(parent: widget, heading: heading, body: body, confirmLabel: confirm, confirmId: id, destructive: true)
+        dialog.onResponse { [weak self, weak dialog] response in
+            guard let self else { return }
+            dialog?.close()
+            self.pendingDialog = nil
+            if response == id { onConfirm() } else { onCancel() }
+        }
+        pendingDialog = dialog
+        dialog.present()
+    }
+
+    private func updateStatus() {
+        var parts = [connection.summary]
+        if let total = pager.totalItems { parts.append("\(total.formatted()) instance\(total == 1 ? "" : "s")") }
+        statusLabel.text = parts.joined(separator: " · ")
+    }
+}

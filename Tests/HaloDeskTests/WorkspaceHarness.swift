@@ -1,0 +1,115 @@
+import CGtk
+import Foundation
+import HaloServer
+import HaloServices
+import XCTest
+
+@testable import HaloDesk
+
+/// A real local workspace for GUI tests: a HaloServer on loopback seeded with the demo, the app's
+/// SDK signed in as the demo editor, a `WorkspaceView` in a real window, and a second SDK client
+/// that checks what actually reached the server.
+@MainActor
+final class WorkspaceHarness {
+    let server: HaloServerInstance
+    let directory: URL
+    let appCore: CoreManager
+    let checker: CoreManager
+    let window: Window
+    let view: WorkspaceView
+    private let toastLog = ToastLog()
+    var toasts: [String] { toastLog.messages }
+
+    init() throws {
+        try GUITestEnvironment.initializeGTK()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
+        let serverDirectory = directory.appendingPathComponent("server")
+        let server = try Self.wait { try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false)) }
+        self.server = server
+        let demo = try Self.wait { try await server.admin.seedDemo() }
+        appCore = try Self.signedInCore(server: server, demo: demo, directory: directory.appendingPathComponent("app"))
+        checker = try Self.signedInCore(server: server, demo: demo, directory: directory.appendingPathComponent("checker"))
+
+        let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: true)
+        let log = toastLog
+        view = try WorkspaceView(session: session, toaster: { log.messages.append($0) })
+        window = Window(sinking: UnsafeMutableRawPointer(gtk_window_new()))
+        window.setDefaultSize(width: 1200, height: 760)
+        window.title = "HaloDesk workspace"
+        gtk_window_set_child(window.window, view.widget.widget)
+        window.present()
+        XCTAssertTrue(MainLoopBridge.iterate(until: { !self.view.sidebar.modules.isEmpty && self.view.pager.totalItems != nil }, timeout: 20),
+                      "modules and the first module's instances should load")
+    }
+
+    func tearDown() {
+        if let dialog = view.pendingDialog { dialog.destroy() }
+        window.destroy()
+        let server = server
+        _ = try? Self.wait { await server.stop() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Opens the module named `name` the way a click on the sidebar does and waits for its rows.
+    func openModule(_ name: String) throws {
+        let module = try XCTUnwrap(view.sidebar.modules.first { $0.name == name }, "no module \(name)")
+        view.sidebar.activate(moduleId: try XCTUnwrap(module.id))
+        XCTAssertTrue(pump { self.view.pager.moduleId == module.id && self.view.pager.instance(at: 0) != nil }, "rows of \(name) did not load")
+    }
+
+    /// Pumps the main loop until `condition` holds.
+    @discardableResult
+    func pump(timeout: Double = 15, until condition: () -> Bool) -> Bool {
+        MainLoopBridge.iterate(until: condition, timeout: timeout)
+    }
+
+    /// Waits for the next save/delete/batch request of the view to finish.
+    func waitForOperation(after count: Int) {
+        XCTAssertTrue(pump { self.view.completedOperations > count }, "the request did not finish")
+    }
+
+    /// Instances of module `name` on the server, as the second client sees them.
+    func serverInstances(module name: String) throws -> [ContentInstance] {
+        let moduleId = try XCTUnwrap(view.sidebar.modules.first { $0.name == name }?.id)
+        let checker = checker
+        return try Self.wait { try await checker.content.search(query: SearchQuery().moduleIds([moduleId]).skipPagination()).instances }
+    }
+
+    /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
+    static func wait<T: Sendable>(timeout: Double = 30, _ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Outcome<T>()
+        Task.detached { do { outcome.set(.success(try await work())) } catch { outcome.set(.failure(error)) } }
+        guard MainLoopBridge.iterate(until: { outcome.get() != nil }, timeout: timeout), let result = outcome.get() else {
+            throw TimedOut(description: "async work did not finish within \(timeout) s")
+        }
+        return try result.get()
+    }
+
+    private static func signedInCore(server: HaloServerInstance, demo: DemoCredentials, directory: URL) throws -> CoreManager {
+        var configuration = HaloConfiguration()
+        configuration.appCredentials = Credentials(clientId: demo.clientId, clientSecret: demo.clientSecret)
+        configuration.environment = .custom(server.baseURL.absoluteString)
+        configuration.dataDirectory = directory
+        let core = CoreManager(configuration: configuration)
+        try wait {
+            try await core.startup()
+            _ = try await core.auth.login(authProfile: AuthProfile(email: demo.editorEmail, password: demo.editorPassword), stayLoggedIn: false)
+        }
+        return core
+    }
+}
+
+@MainActor
+final class ToastLog {
+    var messages: [String] = []
+}
+
+/// A result handed from a detached task to the main thread.
+final class Outcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Result<T, Error>?
+    func set(_ result: Result<T, Error>) { lock.withLock { value = result } }
+    func get() -> Result<T, Error>? { lock.withLock { value } }
+}
+
+struct TimedOut: Error, CustomStringConvertible { let description: String }

@@ -1,0 +1,236 @@
+import CAdw
+import CGtk
+import Foundation
+import HaloServices
+import XCTest
+
+@testable import HaloDesk
+
+/// The workspace driven through its real widgets against a real local server; every edit is
+/// checked on the server through a second SDK client.
+final class WorkspaceTests: XCTestCase {
+    func testBrowseSortFilterOpenEditValidateAndSave() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            XCTAssertEqual(Set(view.sidebar.modules.compactMap(\.name)), ["Articles", "Authors", "Events", "Products", "Translations"])
+
+            try harness.openModule("Products")
+            XCTAssertEqual(view.pager.totalItems, 150)
+            XCTAssertEqual(view.table.model.count, 150)
+            XCTAssertTrue(view.statusLabel.text.contains("Online"), view.statusLabel.text)
+            XCTAssertTrue(view.statusLabel.text.contains("150 instances"), view.statusLabel.text)
+
+            // Header click on "Name" sorts on the server: the first row is the alphabetically first.
+            view.table.columnView.sort(byKey: "name", ascending: true)
+            XCTAssertTrue(harness.pump { view.pager.sort == .init(field: .name, order: .ascending) && view.pager.instance(at: 0) != nil })
+            let names = try harness.serverInstances(module: "Products").map(\.name)
+            XCTAssertEqual(view.pager.instance(at: 0)?.name, names.min())
+            view.table.columnView.sort(byKey: "name", ascending: false)
+            XCTAssertTrue(harness.pump { view.pager.sort.order == .descending && view.pager.instance(at: 0) != nil })
+            XCTAssertEqual(view.pager.instance(at: 0)?.name, names.max())
+
+            // Typing in the filter narrows the list (debounced search-changed → metaSearch name like).
+            view.searchEntry.text = "Summit"
+            XCTAssertTrue(harness.pump { view.pager.nameFilter == "Summit" && view.pager.totalItems != nil && view.pager.instance(at: 0) != nil })
+            let expected = names.filter { $0.localizedCaseInsensitiveContains("Summit") }.count
+            XCTAssertEqual(view.pager.totalItems, expected)
+            XCTAssertGreaterThan(expected, 0)
+            XCTAssertTrue((0..<expected).allSatisfy { view.pager.instance(at: $0)?.name.contains("Summit") ?? false })
+
+            // Select the first row: the detail pane shows its fields with kinds.
+            view.table.columnView.select([0])
+            let opened = try XCTUnwrap(view.pager.instance(at: 0))
+            XCTAssertTrue(harness.pump { view.editor.instance?.id == opened.id })
+            XCTAssertEqual(view.editor.nameEntry.text, opened.name)
+            guard case .entry(let price)? = view.editor.input(named: "price") else { return XCTFail("price should be a text entry") }
+            guard case .toggle(let inStock)? = view.editor.input(named: "inStock") else { return XCTFail("inStock should be a switch") }
+            guard case .entry(let releaseDate)? = view.editor.input(named: "releaseDate") else { return XCTFail("releaseDate should be an entry") }
+            XCTAssertNotNil(releaseDate.text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/), releaseDate.text)
+            XCTAssertFalse(view.saveButton.isSensitive, "nothing edited yet")
+
+            // A number field refuses text: nothing is sent, the toast says why.
+            price.text = "cheap"
+            XCTAssertTrue(view.saveButton.isSensitive)
+            let before = view.completedOperations
+            view.saveButton.emit("clicked")
+            XCTAssertEqual(harness.toasts.last, "“price” must be a number, not “cheap”.")
+            XCTAssertEqual(view.completedOperations, before)
+
+            // Valid edits are saved and reach the server.
+            price.text = "42.5"
+            inStock.isActive = !inStock.isActive
+            releaseDate.text = "2027-03-04 10:30"
+            view.editor.nameEntry.text = "Renamed by the workspace test"
+            view.saveButton.emit("clicked")
+            harness.waitForOperation(after: before)
+            XCTAssertEqual(harness.toasts.last, "Saved “Renamed by the workspace test”.")
+            let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.id == opened.id })
+            XCTAssertEqual(onServer.name, "Renamed by the workspace test")
+            XCTAssertEqual(onServer.values["price"], .number(42.5))
+            XCTAssertEqual(onServer.values["inStock"], .bool(inStock.isActive))
+            XCTAssertEqual(onServer.date("releaseDate").map(FieldValueText.format(date:)), "2027-03-04 10:30")
+            XCTAssertFalse(view.saveButton.isSensitive, "saved: nothing left to save")
+        }
+    }
+
+    func testUnsavedChangesGuardAndDeleteAfterConfirmation() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Authors")
+            view.table.columnView.select([0])
+            let first = try XCTUnwrap(view.pager.instance(at: 0))
+            XCTAssertTrue(harness.pump { view.editor.instance?.id == first.id })
+
+            // Leaving an edited instance asks first; "Cancel" keeps the edit and the selection.
+            view.editor.nameEntry.text = "Edited but not saved"
+            view.table.columnView.select([1])
+            let guardDialog = try XCTUnwrap(view.pendingDialog, "selecting another row with unsaved edits must ask")
+            guardDialog.respond(ConfirmationDialog.cancel)
+            XCTAssertEqual(view.editor.instance?.id, first.id)
+            XCTAssertEqual(view.editor.nameEntry.text, "Edited but not saved")
+            XCTAssertEqual(view.table.columnView.selectedPositions, [0])
+
+            // "Discard" moves on and drops the edit; nothing reached the server.
+            view.table.columnView.select([1])
+            try XCTUnwrap(view.pendingDialog).respond("discard")
+            let second = try XCTUnwrap(view.pager.instance(at: 1))
+            XCTAssertEqual(view.editor.instance?.id, second.id)
+            XCTAssertFalse(try harness.serverInstances(module: "Authors").contains { $0.name == "Edited but not saved" })
+
+            // Delete asks; Cancel keeps it, Delete removes it on the server.
+            view.deleteButton.emit("clicked")
+            try XCTUnwrap(view.pendingDialog).respond(ConfirmationDialog.cancel)
+            XCTAssertTrue(try harness.serverInstances(module: "Authors").contains { $0.id == second.id })
+            let before = view.completedOperations
+            view.deleteButton.emit("clicked")
+            try XCTUnwrap(view.pendingDialog).respond("delete")
+            harness.waitForOperation(after: before)
+            XCTAssertEqual(harness.toasts.last, "Deleted “\(second.name)”.")
+            let remaining = try harness.serverInstances(module: "Authors")
+            XCTAssertEqual(remaining.count, 9)
+            XCTAssertFalse(remaining.contains { $0.id == second.id })
+            XCTAssertTrue(harness.pump { view.pager.totalItems == 9 })
+        }
+    }
+
+    func testCreateInstanceWithValidation() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Authors")
+            view.newButton.emit("clicked")
+            XCTAssertTrue(view.editor.isNew)
+            view.saveButton.emit("clicked")
+            XCTAssertEqual(harness.toasts.last, "An instance needs a name.")
+            view.editor.nameEntry.text = "Katherine Johnson"
+            guard case .entry(let photo)? = view.editor.input(named: "photo") else { return XCTFail("photo should be an entry") }
+            photo.text = "not a url"
+            view.saveButton.emit("clicked")
+            XCTAssertEqual(harness.toasts.last, "“photo” must be an http(s) image address.")
+            photo.text = "https://example.com/kj.png"
+            let before = view.completedOperations
+            view.saveButton.emit("clicked")
+            harness.waitForOperation(after: before)
+            XCTAssertEqual(harness.toasts.last, "Created “Katherine Johnson”.")
+            let created = try XCTUnwrap(harness.serverInstances(module: "Authors").first { $0.name == "Katherine Johnson" })
+            XCTAssertEqual(created.values["photo"], .string("https://example.com/kj.png"))
+            XCTAssertTrue(harness.pump { view.pager.totalItems == 11 })
+        }
+    }
+
+    func testBulkEditAndBulkDeleteReportEachFailure() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Products")
+            let chosen = (0..<4).compactMap { view.pager.instance(at: $0) }
+            XCTAssertEqual(chosen.count, 4)
+            view.table.columnView.select([0, 1, 2, 3])
+            XCTAssertTrue(harness.pump { view.bulk.fields.contains { $0.name == "price" } })
+
+            // Another client deletes one of them meanwhile: the batch reports that item, the rest succeed.
+            let gone = chosen[2]
+            let checker = harness.checker
+            _ = try WorkspaceHarness.wait { try await checker.content.delete(instanceId: gone.id ?? "") }
+
+            let priceIndex = try XCTUnwrap(view.bulk.fields.firstIndex { $0.name == "price" })
+            view.bulk.fieldChooser.selectedIndex = priceIndex
+            view.bulk.valueEntry.text = "not a number"
+            view.bulk.applyButton.emit("clicked")
+            XCTAssertEqual(view.bulk.report.text, "“price” must be a number, not “not a number”.")
+
+            view.bulk.valueEntry.text = "9.99"
+            var before = view.completedOperations
+            view.bulk.applyButton.emit("clicked")
+            harness.waitForOperation(after: before)
+            let report = view.bulk.report.text
+            XCTAssertTrue(report.hasPrefix("3 of 4 updated."), report)
+            XCTAssertTrue(report.contains("• “\(gone.name)”:"), report)
+            let products = try harness.serverInstances(module: "Products")
+            for instance in chosen where instance.id != gone.id {
+                XCTAssertEqual(products.first { $0.id == instance.id }?.values["price"], .number(9.99), instance.name)
+            }
+
+            // Bulk delete asks, then removes every selected instance through one batch.
+            XCTAssertTrue(harness.pump { view.pager.instance(at: 3) != nil })
+            let toDelete = (0..<3).compactMap { view.pager.instance(at: $0) }
+            view.table.columnView.select([0, 1, 2])
+            view.deleteButton.emit("clicked")
+            before = view.completedOperations
+            try XCTUnwrap(view.pendingDialog).respond("delete")
+            harness.waitForOperation(after: before)
+            XCTAssertTrue(view.bulk.report.text.hasPrefix("3 of 3 deleted."), view.bulk.report.text)
+            let left = try harness.serverInstances(module: "Products")
+            XCTAssertEqual(left.count, 149 - 3)
+            XCTAssertTrue(toDelete.allSatisfy { deleted in !left.contains { $0.id == deleted.id } })
+        }
+    }
+
+    func testRelationLinkOpensRelatedInstanceAndScreenshots() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Articles")
+            view.table.columnView.select([0])
+            let article = try XCTUnwrap(view.pager.instance(at: 0))
+            XCTAssertTrue(harness.pump { view.editor.instance?.id == article.id })
+            let authorId = try XCTUnwrap(article.string("author"))
+            let authorButton = try XCTUnwrap(view.editor.relationButtons[authorId]?.first)
+            // The link is relabelled with the author's name once resolved.
+            XCTAssertTrue(harness.pump { authorButton.label != authorId }, "relation name not resolved")
+
+            try Self.screenshots(harness, name: "workspace-article")
+
+            authorButton.emit("clicked")
+            XCTAssertTrue(harness.pump { view.editor.instance?.id == authorId }, "author not opened; toasts: \(harness.toasts)")
+            XCTAssertEqual(view.sidebar.modules.first { $0.id == view.pager.moduleId }?.name, "Authors")
+            XCTAssertEqual(view.editor.instance?.name, authorButton.label)
+
+            XCTAssertTrue(harness.pump { view.pager.instance(at: 2) != nil })
+            view.table.columnView.select([0, 1, 2])
+            XCTAssertEqual(view.table.columnView.selectedPositions, [0, 1, 2])
+            XCTAssertTrue(harness.pump { view.bulk.fields.contains { $0.name == "bio" } })
+            try Self.screenshots(harness, name: "workspace-bulk")
+        }
+    }
+
+    @MainActor
+    private static func screenshots(_ harness: WorkspaceHarness, name: String) throws {
+        let styleManager = adw_style_manager_get_default()
+        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
+        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
+            adw_style_manager_set_color_scheme(styleManager, scheme)
+            harness.pump(timeout: 0.3) { false }
+            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
+            try Screenshot.saveAfterNextPaint(harness.window, to: path)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        }
+    }
+}
