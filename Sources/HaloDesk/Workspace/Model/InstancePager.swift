@@ -69,6 +69,12 @@ final class InstancePager {
         return nil
     }
 
+    /// Pages (0-based) held in memory: the list fetches only those its visible rows need.
+    var loadedPages: Set<Int> { Set(pages.keys) }
+
+    /// True when the row's data is here (does not request anything).
+    func isLoaded(row: Int) -> Bool { pages[row / pageSize].map { row % pageSize < $0.count } ?? false }
+
     /// The loaded instances, for finding one by id (selection after save, relation links).
     func loadedRow(ofInstanceId id: String) -> Int? {
         for (page, items) in pages {

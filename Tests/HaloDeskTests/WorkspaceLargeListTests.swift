@@ -1,0 +1,40 @@
+import CGtk
+import Foundation
+import HaloServer
+import XCTest
+
+@testable import HaloDesk
+
+/// 100,000 instances: the list shows the server's total at once and fetches only the pages of
+/// the rows on screen, also after jumping to the end.
+final class WorkspaceLargeListTests: XCTestCase {
+    func testHundredThousandInstancesPageOnDemand() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let server = harness.server
+            let seedStart = Date()
+            let moduleIds = try WorkspaceHarness.wait(timeout: 120) { try await server.admin.seedBenchmark(instances: 100_000, modules: 1) }
+            print("seeded 100,000 instances in \(Date().timeIntervalSince(seedStart)) s")
+            let view = harness.view
+            view.refresh()
+            XCTAssertTrue(harness.pump { view.sidebar.modules.contains { $0.id == moduleIds.first } })
+
+            let opened = Date()
+            view.sidebar.activate(moduleId: try XCTUnwrap(moduleIds.first))
+            XCTAssertTrue(harness.pump(timeout: 30) { view.pager.totalItems == 100_000 && view.pager.isLoaded(row: 0) })
+            print("first page of 100,000 shown after \(Date().timeIntervalSince(opened)) s")
+            XCTAssertEqual(view.table.model.count, 100_000)
+            harness.pump(timeout: 0.5) { false }
+            // GTK 4.8 binds ~200 rows ahead of what is visible: at most the first three pages of 100.
+            XCTAssertTrue(view.pager.loadedPages.isSubset(of: [0, 1, 2]), "\(view.pager.loadedPages.sorted())")
+
+            // Jump to the end: the last page is fetched, the ones in between are not.
+            let adjustment = gtk_scrolled_window_get_vadjustment(OpaquePointer(view.table.widget.raw))
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_upper(adjustment))
+            XCTAssertTrue(harness.pump(timeout: 30) { view.pager.isLoaded(row: 99_999) }, "the last rows were not fetched")
+            XCTAssertLessThanOrEqual(view.pager.loadedPages.count, 7, "\(view.pager.loadedPages.sorted())")
+            XCTAssertTrue(view.pager.loadedPages.contains(999))
+        }
+    }
+}
