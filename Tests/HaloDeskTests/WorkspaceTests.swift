@@ -207,6 +207,8 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(harness.pump { authorButton.label != authorId }, "relation name not resolved")
 
             try Self.screenshots(harness, name: "workspace-article")
+            XCTAssertEqual(view.table.columnView.selectedPositions, [0], "the selection must survive page loads and repaints")
+            XCTAssertEqual(view.editor.instance?.id, article.id)
 
             authorButton.emit("clicked")
             XCTAssertTrue(harness.pump { view.editor.instance?.id == authorId }, "author not opened; toasts: \(harness.toasts)")
@@ -218,6 +220,11 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(view.table.columnView.selectedPositions, [0, 1, 2])
             XCTAssertTrue(harness.pump { view.bulk.fields.contains { $0.name == "bio" } })
             try Self.screenshots(harness, name: "workspace-bulk")
+
+            // A narrow window folds the leaflet to one pane at a time, with a back button.
+            harness.window.setDefaultSize(width: 420, height: 700)
+            XCTAssertTrue(harness.pump(timeout: 5) { gtk_widget_get_width(harness.window.widget) < 500 && view.isFolded })
+            try Self.screenshots(harness, name: "workspace-narrow")
         }
     }
 

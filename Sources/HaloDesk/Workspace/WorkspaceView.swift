@@ -136,11 +136,15 @@ final class WorkspaceView {
         return button
     }
 
+    /// True when the window is too narrow for the three panes side by side.
+    var isFolded: Bool { leaflet.isFolded }
+
     // MARK: Events
 
     private func wireEvents() {
         sidebar.onSelect = { [weak self] module in
             guard let self else { return }
+            guard module.id != self.pager.moduleId else { return } // already shown
             self.confirmLeavingEdits { self.openModule(module) } onCancel: {
                 if let id = self.pager.moduleId { self.sidebar.select(moduleId: id) }
             }

@@ -40,7 +40,10 @@ final class InstancePager {
     }
 
     /// Shows another module, filter or sort: forgets every page and loads the first one.
+    /// Nothing happens when the query stays the same (GTK re-emits search and sort signals).
     func show(moduleId: String?, nameFilter: String? = nil, sort: Sort? = nil) {
+        let unchanged = moduleId == self.moduleId && (nameFilter ?? self.nameFilter) == self.nameFilter && (sort ?? self.sort) == self.sort
+        if unchanged, moduleId == nil || totalItems != nil || !loading.isEmpty { return }
         self.moduleId = moduleId
         if let nameFilter { self.nameFilter = nameFilter }
         if let sort { self.sort = sort }
