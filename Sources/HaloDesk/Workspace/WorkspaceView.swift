@@ -238,7 +238,7 @@ final class WorkspaceView {
     private func openModule(_ module: Module) {
         showDetail(nil)
         pager.show(moduleId: module.id, nameFilter: searchEntry.text)
-        if leaflet.isFolded { leaflet.show(listPane) }
+        leaflet.show(listPane)
     }
 
     /// Opens an instance by id (relation links): switches to its module and shows it.
@@ -283,6 +283,7 @@ final class WorkspaceView {
             confirmLeavingEdits { [weak self] in
                 guard let self else { return }
                 self.detailVisible("bulk")
+                if !self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
                 self.editor.clear()
                 self.bulk.show(count: positions.count, fields: self.knownFields[self.pager.moduleId ?? ""] ?? [])
             } onCancel: { [weak self] in guard let self else { return }; self.reselectEditedInstance() }
@@ -306,6 +307,9 @@ final class WorkspaceView {
         editor.show(instance, fields: fields(for: instance), isNew: instance.id == nil)
         deleteButton.isSensitive = instance.id != nil
         detailVisible("editor")
+        // Unfolded, this only decides which pane a later fold shows; folded, a selection by
+        // keyboard stays in the list until the row is activated.
+        if !leaflet.isFolded { leaflet.show(detailPane) }
         resolveRelationNames()
     }
 
