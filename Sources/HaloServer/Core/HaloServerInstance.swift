@@ -104,7 +104,7 @@ public final class HaloServerInstance: Sendable {
         var logger = Logger(label: "halo-server")
         logger.logLevel = configuration.logRequests ? .info : .warning
         let environment = ServerEnvironment(
-            database: database, clock: MonotonicClock(),
+            database: database, clock: try ServerDatabase.clock(for: database),
             tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
             configuration: configuration, logger: logger)
         let router = Router(context: ServerContext.self)
