@@ -13,6 +13,8 @@ enum ServerDatabase {
         var configuration = Configuration()
         // Several processes (server + `halo-server user add`) may write the same file.
         configuration.busyMode = .timeout(10)
+        // Each streamed sync holds a reader until its client has read the answer; leave room for searches.
+        configuration.maximumReaderCount = 12
         configuration.prepareDatabase { db in
             // In WAL mode NORMAL still survives a killed process; only power loss may lose the last commits.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
