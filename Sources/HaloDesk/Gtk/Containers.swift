@@ -13,6 +13,9 @@ final class Stack: Widget {
         set { if let newValue { gtk_stack_set_visible_child_name(halo_stack(raw), newValue) } }
     }
 
+    /// True while a page change is still animating (screenshots wait for it to end).
+    var isTransitionRunning: Bool { gtk_stack_get_transition_running(halo_stack(raw)) != 0 }
+
     func hasPage(_ name: String) -> Bool { gtk_stack_get_child_by_name(halo_stack(raw), name) != nil }
 
     func removePage(_ name: String) {

@@ -50,10 +50,18 @@ final class RegisterPage {
     func validationProblem() -> String? {
         let email = emailRow.text.trimmingCharacters(in: .whitespaces)
         if nameRow.text.trimmingCharacters(in: .whitespaces).isEmpty { return "Enter your name." }
-        if email.isEmpty || !email.contains("@") { return "Enter a valid email address." }
+        if !Self.looksLikeEmail(email) { return "Enter a valid email address." }
         if passwordRow.text.count < 8 { return "Choose a password of at least 8 characters." }
         if passwordRow.text != confirmRow.text { return "The two passwords do not match." }
         return nil
+    }
+
+    /// name@domain.tld: catches typos before the server does, without pretending to validate fully.
+    static func looksLikeEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !text.contains(" ") else { return false }
+        let domain = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return domain.count >= 2 && domain.allSatisfy { !$0.isEmpty }
     }
 
     private func register() {
