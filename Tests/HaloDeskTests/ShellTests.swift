@@ -32,12 +32,7 @@ final class ShellTests: XCTestCase {
 
     func testLocalWorkspaceSignInFlow() throws {
         try MainActor.assumeIsolated {
-            try GUITestEnvironment.initializeGTK()
-            var options = CommandLineOptions()
-            options.nonUnique = true
-            let app = HaloDeskApplication(options: options)
-            var error: UnsafeMutablePointer<GError>?
-            XCTAssertNotEqual(g_application_register(halo_application(app.application.raw), nil, &error), 0)
+            let app = try GUITestEnvironment.sharedApplication()
             let window = try MainWindow(application: app)
             let shell = ShellController(window: window)
             window.window.present()
