@@ -77,6 +77,25 @@ final class ShellTests: XCTestCase {
             XCTAssertEqual(local.core.auth.currentUser?.userProfile.email, "editor@halo.local")
             XCTAssertTrue(window.windowTitle.subtitle.hasPrefix("Local workspace"), window.windowTitle.subtitle)
 
+            // Preferences apply to the live session and are remembered; pinning asks before turning off.
+            shell.showPreferences()
+            let preferences = try XCTUnwrap(shell.preferencesWindow)
+            gtk_spin_button_set_value(OpaquePointer(preferences.retriesSpin.raw), 3)
+            XCTAssertEqual(local.core.numberOfRetries, 3)
+            XCTAssertEqual(AppSettings.load().settings.numberOfRetries, 3)
+            preferences.offlineRow.selectedIndex = 1
+            XCTAssertEqual(local.core.defaultOfflinePolicy, .loadAndStoreLocalData)
+            preferences.pinningSwitch.isOn = false
+            MainLoopBridge.iterate(until: { false }, timeout: 0.3)
+            XCTAssertFalse(AppSettings.load().settings.disableSSLPinning, "turning pinning off must wait for confirmation")
+            MainLoopBridge.iterate(until: { false }, timeout: 0.5)
+            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("preferences-pinning-warning.png").path
+            let dialogs = gtk_window_list_toplevels()
+            defer { g_list_free(dialogs) }
+            XCTAssertGreaterThanOrEqual(g_list_length(dialogs), 3, "main window, preferences and the warning dialog")
+            try? Screenshot.save(preferences.window, to: path)
+            preferences.window.destroy()
+
             // Sign out returns to sign-in.
             shell.signOut()
             XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 10))

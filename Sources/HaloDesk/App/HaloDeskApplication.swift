@@ -41,6 +41,7 @@ final class HaloDeskApplication {
         Actions.add("about", to: application) { [unowned self] in self.showAbout() }
         setAccelerators(["<Control>q"], for: "app.quit")
         setAccelerators(["<Control>question"], for: "win.show-help-overlay")
+        setAccelerators(["<Control>comma"], for: "win.preferences")
     }
 
     private func activate() {

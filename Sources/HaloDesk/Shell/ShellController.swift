@@ -11,6 +11,8 @@ final class ShellController {
     private(set) var session: WorkspaceSession?
     private(set) var localWorkspace: LocalWorkspace?
     private var retry: (@MainActor () -> Void)?
+    /// The open preferences window, if any.
+    private(set) var preferencesWindow: PreferencesWindow?
 
     private(set) lazy var welcomePage = try? WelcomePage(
         onOpenLocal: { [unowned self] in self.openLocalWorkspace() },
@@ -34,6 +36,7 @@ final class ShellController {
         window.errorBackButton.onClicked { [unowned self] in self.showWelcome() }
         Actions.add("sign-out", to: window.window) { [unowned self] in self.signOut() }
         Actions.add("switch-workspace", to: window.window) { [unowned self] in self.showWelcome() }
+        Actions.add("preferences", to: window.window) { [unowned self] in self.showPreferences() }
     }
 
     /// The first page: the remembered workspace, or the welcome page on first run.
@@ -181,6 +184,26 @@ final class ShellController {
             window.stack.removePage("workspace")
             showSignIn()
             window.showToast("Signed out.")
+        }
+    }
+
+    /// Changes a setting, remembers it, and applies it to the running session where it can.
+    func updateSettings(_ change: (inout AppSettings) -> Void) {
+        change(&settings)
+        saveSettings()
+        guard let core = session?.core else { return }
+        core.numberOfRetries = settings.numberOfRetries
+        core.defaultOfflinePolicy = settings.offlinePolicy
+        core.logLevel = PreferencesWindow.logLevels.first { $0.name == settings.logLevel }?.level ?? .warning
+    }
+
+    func showPreferences() {
+        do {
+            let preferences = try PreferencesWindow(shell: self, parent: window.window)
+            preferencesWindow = preferences
+            preferences.present()
+        } catch {
+            window.showToast("Preferences could not be opened: \(error)")
         }
     }
 
