@@ -2,8 +2,8 @@
 # HaloServer benchmark: search latency under load vs a naive json_extract scan, and full-sync
 # time / memory. Prints figures; takes a few minutes on 2 cores.
 #
-#   Benchmarks/server/bench.sh            # from the package root
-#   KEEP=1 Benchmarks/server/bench.sh     # keep the data directories for inspection
+#   Benchmarks/server/run.sh            # from the package root
+#   KEEP=1 Benchmarks/server/run.sh     # keep the data directories for inspection
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
