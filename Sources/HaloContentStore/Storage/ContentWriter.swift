@@ -42,7 +42,7 @@ final class ContentWriter {
         deleteValues = try db.cachedStatement(sql: "DELETE FROM content_value WHERE instance = ?")
         deleteTags = try db.cachedStatement(sql: "DELETE FROM content_tag WHERE instance = ?")
         insertValue = try db.cachedStatement(sql: """
-            INSERT INTO content_value (instance, field, ord, kind, num, str, folded) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO content_value (instance, field, ord, kind, num, str, folded, trigram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertTag = try db.cachedStatement(sql: "INSERT INTO content_tag (instance, ord, name, value) VALUES (?, ?, ?, ?)")
         insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
@@ -94,6 +94,7 @@ final class ContentWriter {
         var num: Double?
         var str: String?
         var folded: String?
+        var trigram = false
         switch scalar {
         case .bool(let b): kind = .bool; num = b ? 1 : 0
         case .number(let n): kind = .number; num = n
@@ -102,9 +103,10 @@ final class ContentWriter {
             str = s
             let lower = s.lowercased()
             if lower != s { folded = lower }
+            trigram = TrigramIndex.isIndexable(folded: lower, instance: instance, field: field, ord: ord)
         default: kind = .null
         }
-        insertValue.setUncheckedArguments([instance, field, ord, kind.rawValue, num, str, folded])
+        insertValue.setUncheckedArguments([instance, field, ord, kind.rawValue, num, str, folded, trigram])
         try insertValue.execute()
     }
 
