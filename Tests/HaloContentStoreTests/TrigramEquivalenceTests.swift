@@ -98,10 +98,23 @@ final class TrigramEquivalenceTests: XCTestCase {
         try db.write { try ContentTables.hardDelete(ids: [hexId(2)], in: $0) }
         XCTAssertEqual(try matches("cabin"), [hexId(3)])
         XCTAssertEqual(try matches("shed"), [])
+        // The same instance twice in one bulk write: only its last strings stay indexed.
+        try db.write { db in
+            try ContentTables.upsert(contentsOf: [
+                instance(4, values: ["title": "cabin four"]), instance(4, values: ["title": "barn four"]),
+            ], in: db)
+        }
+        XCTAssertEqual(try matches("cabin"), [hexId(3)])
+        XCTAssertEqual(try matches("barn"), [hexId(4)])
+        try db.write { try ContentTables.hardDelete(ids: [hexId(4)], in: $0) }
+        XCTAssertEqual(try matches("four"), [])
         _ = try db.write { try ContentTables.removeAll(moduleId: "m2", in: $0) }
         XCTAssertEqual(try matches("cabin"), [])
         let leftovers = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_trigram WHERE content_trigram MATCH 'cab'") }
         XCTAssertEqual(leftovers, 0, "deleted strings left trigram rows behind")
+        let allRows = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_trigram WHERE content_trigram MATCH 'log' OR content_trigram MATCH 'our'") }
+        XCTAssertEqual(allRows, 1, "only instance 1 (\"log house\") is left")
+        try db.write { try $0.execute(sql: "INSERT INTO content_trigram (content_trigram) VALUES ('integrity-check')") }
     }
 
     private static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {

@@ -17,6 +17,11 @@ final class ContentWriter {
     /// Fields already marked `multi` by this writer.
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
+    /// Instances whose strings are written but not yet in the trigram index; indexed in batches
+    /// (see `TrigramIndex`) by `flushTrigramIndex`, which `upsertAll` always ends with.
+    private var unindexed: [Int64] = []
+    private var unindexedSet: Set<Int64> = []
+    private static let trigramBatch = 2_000
 
     private struct FieldKey: Hashable {
         let module: String
@@ -50,8 +55,26 @@ final class ContentWriter {
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
     }
 
+    /// Inserts or replaces the instances (matched by `id`), in order. The trigram index is
+    /// brought up to date even when one of them fails, so it always matches `content_value`.
+    func upsertAll<S: Sequence>(_ instances: S) throws where S.Element == WireInstance {
+        do {
+            for instance in instances { try upsert(instance) }
+        } catch {
+            try flushTrigramIndex()
+            throw error
+        }
+        try flushTrigramIndex()
+    }
+
+    private func flushTrigramIndex() throws {
+        try TrigramIndex.add(instances: unindexed, in: db)
+        unindexed.removeAll(keepingCapacity: true)
+        unindexedSet.removeAll(keepingCapacity: true)
+    }
+
     /// Inserts or replaces one instance (matched by `id`).
-    func upsert(_ instance: WireInstance) throws {
+    private func upsert(_ instance: WireInstance) throws {
         guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
         guard !instance.module.isEmpty else {
             throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
@@ -67,6 +90,12 @@ final class ContentWriter {
         guard let pk = try Int64.fetchOne(upsertInstance) else {
             throw ContentStoreError.corruptData("storing instance \(instance.id) returned no row")
         }
+        // Its old strings leave the index before their rows go (pending ones are indexed first, so
+        // that removal finds exactly what the index holds).
+        if unindexedSet.contains(pk) { try flushTrigramIndex() }
+        try TrigramIndex.remove(instances: [pk], in: db)
+        unindexed.append(pk)
+        unindexedSet.insert(pk)
         try deleteValues.execute(arguments: [pk])
         try deleteTags.execute(arguments: [pk])
         try upsertBody.execute(arguments: [
@@ -87,6 +116,7 @@ final class ContentWriter {
         for (ord, tag) in instance.tags.enumerated() {
             try insertTag.execute(arguments: [pk, ord, tag.name, tag.value])
         }
+        if unindexed.count >= Self.trigramBatch { try flushTrigramIndex() }
     }
 
     private func insertScalar(_ scalar: JSONValue, instance: Int64, field: Int64, ord: Int64) throws {

@@ -15,8 +15,8 @@ import GRDB
 ///
 /// Rows are keyed by `rowid = field << 40 | instance << 8 | ord`, so all rows of one field
 /// form a rowid range FTS5 can seek to: a pattern is looked up field by field without
-/// touching other fields' matches. Triggers on `content_value` keep the index in step with
-/// every write path (upsert, hard delete, module removal).
+/// touching other fields' matches. `ContentWriter` (upserts) and `hardDelete` keep it in step
+/// through `add` and `remove`.
 enum TrigramIndex {
     /// Strings longer than this many UTF-8 bytes are scanned instead of indexed.
     static let maxIndexedBytes = 160
@@ -32,16 +32,36 @@ enum TrigramIndex {
     static let schemaSQL = """
         CREATE VIRTUAL TABLE content_trigram USING fts5(
             text, content = '', detail = full, tokenize = 'trigram case_sensitive 1');
-        CREATE TRIGGER content_value_trigram_insert AFTER INSERT ON content_value WHEN new.trigram = 1 BEGIN
-            INSERT INTO content_trigram (rowid, text)
-            VALUES ((new.field << \(fieldShift)) | (new.instance << \(instanceShift)) | new.ord, coalesce(new.folded, new.str));
-        END;
-        CREATE TRIGGER content_value_trigram_delete AFTER DELETE ON content_value WHEN old.trigram = 1 BEGIN
-            INSERT INTO content_trigram (content_trigram, rowid, text)
-            VALUES ('delete', (old.field << \(fieldShift)) | (old.instance << \(instanceShift)) | old.ord,
-                    coalesce(old.folded, old.str));
-        END;
         """
+
+    /// The FTS5 rowid of a `content_value` row, as SQL.
+    private static let rowidSQL = "(field << \(fieldShift)) | (instance << \(instanceShift)) | ord"
+
+    // Rows go in and out in rowid order: FTS5 writes its pending terms to disk whenever a rowid
+    // is lower than the previous one, and row-by-row maintenance (a trigger) made a 100k bulk
+    // load three times slower. A contentless table forgets the text, so `delete` must repeat it:
+    // both read it from `content_value`, which is why removal runs before those rows go.
+
+    /// Indexes the `trigram = 1` strings of these instances (not indexed yet).
+    static func add(instances pks: [Int64], in db: Database) throws {
+        guard !pks.isEmpty else { return }
+        try db.cachedStatement(sql: """
+            INSERT INTO content_trigram (rowid, text)
+            SELECT \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
+            WHERE instance IN (SELECT value FROM json_each(?)) AND trigram = 1 ORDER BY r
+            """).execute(arguments: [ContentReader.jsonArray(pks)])
+    }
+
+    /// Takes the indexed strings of these instances out of the index; run before their
+    /// `content_value` rows are deleted.
+    static func remove(instances pks: [Int64], in db: Database) throws {
+        guard !pks.isEmpty else { return }
+        try db.cachedStatement(sql: """
+            INSERT INTO content_trigram (content_trigram, rowid, text)
+            SELECT 'delete', \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
+            WHERE instance IN (SELECT value FROM json_each(?)) AND trigram = 1 ORDER BY r
+            """).execute(arguments: [ContentReader.jsonArray(pks)])
+    }
 
     /// Whether a string value goes into the index (`folded` is its lowercased text). Keys that do
     /// not fit the rowid layout are scanned instead, which is always correct.
