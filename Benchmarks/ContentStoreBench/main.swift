@@ -248,6 +248,23 @@ func run() throws {
             print("  part \(label): cpu p50 \(String(format: "%.2f", percentile(cpuTimes.sorted(), 0.5))) ms")
         }
     }
+    // Sync-style rewrite of existing instances (new titles), rolled back to keep the database.
+    let rewrites = makeInstances(count: min(10_000, options.count)).map { instance in
+        var changed = instance
+        changed.values["title"] = .string("rewritten " + (instance.values["title"]?.stringValue ?? ""))
+        return changed
+    }
+    let rewriteCPUStart = threadCPUms()
+    let rewriteMs = try timeIt {
+        try queue.inTransaction { db in
+            try ContentTables.upsert(contentsOf: rewrites, in: db)
+            return .rollback
+        }
+    }
+    print("""
+        re-upsert of \(rewrites.count) existing instances: \(String(format: "%.2f", rewriteMs / 1000)) s wall, \
+        \(String(format: "%.2f", (threadCPUms() - rewriteCPUStart) / 1000)) s cpu
+        """)
     if options.keep { print("database kept at \(path)") }
 }
 

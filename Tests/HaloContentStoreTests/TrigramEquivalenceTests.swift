@@ -117,6 +117,30 @@ final class TrigramEquivalenceTests: XCTestCase {
         try db.write { try $0.execute(sql: "INSERT INTO content_trigram (content_trigram) VALUES ('integrity-check')") }
     }
 
+    /// A bad instance in a bulk write stops it there: the ones before are stored and findable,
+    /// none after, and the index stays consistent with the rows (rewriting them works).
+    func testFailedBulkWriteLeavesIndexConsistent() throws {
+        let db = try makeContentDatabase()
+        func matches(_ pattern: String) throws -> [String] {
+            try db.read { try ContentTables.search(SearchRequest(searchValues: .compare("title", .like, .string(pattern))), in: $0) }
+                .items.map(\.id).sorted()
+        }
+        try db.write { try ContentTables.upsert(contentsOf: [instance(1, values: ["title": "old one"])], in: $0) }
+        var broken = instance(3, values: ["title": "new three"])
+        broken.createdAt = nil
+        try db.write { db in
+            XCTAssertThrowsError(try ContentTables.upsert(contentsOf: [
+                instance(1, values: ["title": "new one"]), instance(2, values: ["title": "new two"]), broken,
+                instance(4, values: ["title": "new four"]),
+            ], in: db))
+        }
+        XCTAssertEqual(try matches("new"), [hexId(1), hexId(2)])
+        XCTAssertEqual(try matches("old"), [])
+        try db.write { try ContentTables.upsert(contentsOf: [instance(1, values: ["title": "again"])], in: $0) }
+        XCTAssertEqual(try matches("new"), [hexId(2)])
+        try db.write { try $0.execute(sql: "INSERT INTO content_trigram (content_trigram) VALUES ('integrity-check')") }
+    }
+
     private static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {
         guard !needle.isEmpty else { return true }
         guard haystack.count >= needle.count else { return false }

@@ -17,11 +17,9 @@ final class ContentWriter {
     /// Fields already marked `multi` by this writer.
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
-    /// Instances whose strings are written but not yet in the trigram index; indexed in batches
-    /// (see `TrigramIndex`) by `flushTrigramIndex`, which `upsertAll` always ends with.
-    private var unindexed: [Int64] = []
-    private var unindexedSet: Set<Int64> = []
-    private static let trigramBatch = 2_000
+    /// Instances are written in batches of this many, each updating the trigram index in two
+    /// rowid-ordered passes (see `TrigramIndex`) instead of once per instance.
+    private static let batchSize = 2_000
 
     private struct FieldKey: Hashable {
         let module: String
@@ -55,33 +53,55 @@ final class ContentWriter {
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
     }
 
-    /// Inserts or replaces the instances (matched by `id`), in order. The trigram index is
-    /// brought up to date even when one of them fails, so it always matches `content_value`.
+    /// Inserts or replaces the instances (matched by `id`), in order.
     func upsertAll<S: Sequence>(_ instances: S) throws where S.Element == WireInstance {
+        var batch: [WireInstance] = []
+        batch.reserveCapacity(Self.batchSize)
+        for instance in instances {
+            batch.append(instance)
+            if batch.count == Self.batchSize {
+                try write(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        try write(batch)
+    }
+
+    /// One batch: the metadata rows first (they give the keys), then the batch's old strings
+    /// leave the trigram index in one pass, the values are rewritten, and the new strings go in
+    /// in one pass. An id may appear twice; its last version wins, as row by row.
+    private func write(_ batch: [WireInstance]) throws {
+        // Checked up front so that a bad instance leaves the ones before it fully written and
+        // none after it, exactly as writing one by one would.
+        var validCount = 0
+        var failure: (any Error)?
+        for instance in batch {
+            do { _ = try Self.validatedCreatedAt(instance) } catch { failure = error; break }
+            validCount += 1
+        }
+        try write(valid: batch.prefix(validCount))
+        if let failure { throw failure }
+    }
+
+    private func write(valid batch: ArraySlice<WireInstance>) throws {
+        guard !batch.isEmpty else { return }
+        let pks = try batch.map(upsertMetadata)
+        let distinct = Array(Set(pks)).sorted()
+        try TrigramIndex.remove(instances: distinct, in: db)
         do {
-            for instance in instances { try upsert(instance) }
+            for (instance, pk) in zip(batch, pks) { try writeContent(instance, pk: pk) }
         } catch {
-            try flushTrigramIndex()
+            // Whatever rows the batch's instances hold now (new, half-written or untouched), the
+            // index must hold them too.
+            try TrigramIndex.add(instances: distinct, in: db)
             throw error
         }
-        try flushTrigramIndex()
+        try TrigramIndex.add(instances: distinct, in: db)
     }
 
-    private func flushTrigramIndex() throws {
-        try TrigramIndex.add(instances: unindexed, in: db)
-        unindexed.removeAll(keepingCapacity: true)
-        unindexedSet.removeAll(keepingCapacity: true)
-    }
-
-    /// Inserts or replaces one instance (matched by `id`).
-    private func upsert(_ instance: WireInstance) throws {
-        guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
-        guard !instance.module.isEmpty else {
-            throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
-        }
-        guard let createdAt = instance.createdAt else {
-            throw ContentStoreError.invalidInstance("instance \(instance.id) has no createdAt")
-        }
+    /// Inserts or replaces the instance's `content_instance` row; returns its key.
+    private func upsertMetadata(_ instance: WireInstance) throws -> Int64 {
+        let createdAt = try Self.validatedCreatedAt(instance)
         upsertInstance.setUncheckedArguments([
             instance.id, instance.module, instance.name, instance.name.lowercased(), createdAt,
             instance.updatedAt, instance.publishedAt, instance.removedAt, instance.archivedAt, instance.deletedAt,
@@ -90,12 +110,23 @@ final class ContentWriter {
         guard let pk = try Int64.fetchOne(upsertInstance) else {
             throw ContentStoreError.corruptData("storing instance \(instance.id) returned no row")
         }
-        // Its old strings leave the index before their rows go (pending ones are indexed first, so
-        // that removal finds exactly what the index holds).
-        if unindexedSet.contains(pk) { try flushTrigramIndex() }
-        try TrigramIndex.remove(instances: [pk], in: db)
-        unindexed.append(pk)
-        unindexedSet.insert(pk)
+        return pk
+    }
+
+    /// What an instance needs to be stored: an id, a module and createdAt (returned).
+    private static func validatedCreatedAt(_ instance: WireInstance) throws -> Int64 {
+        guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
+        guard !instance.module.isEmpty else {
+            throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
+        }
+        guard let createdAt = instance.createdAt else {
+            throw ContentStoreError.invalidInstance("instance \(instance.id) has no createdAt")
+        }
+        return createdAt
+    }
+
+    /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index).
+    private func writeContent(_ instance: WireInstance, pk: Int64) throws {
         try deleteValues.execute(arguments: [pk])
         try deleteTags.execute(arguments: [pk])
         try upsertBody.execute(arguments: [
@@ -116,7 +147,6 @@ final class ContentWriter {
         for (ord, tag) in instance.tags.enumerated() {
             try insertTag.execute(arguments: [pk, ord, tag.name, tag.value])
         }
-        if unindexed.count >= Self.trigramBatch { try flushTrigramIndex() }
     }
 
     private func insertScalar(_ scalar: JSONValue, instance: Int64, field: Int64, ord: Int64) throws {
