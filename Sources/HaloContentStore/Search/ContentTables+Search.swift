@@ -22,7 +22,7 @@ extension ContentTables {
         }
 
         let scope = moduleScope(of: request, schema: schema)
-        let capacity = (try Int64.fetchOne(db, sql: "SELECT max(pk) FROM content_instance") ?? 0) + 1
+        let capacity = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(pk) FROM content_instance")) ?? 0) + 1
         // A positive value filter only matches instances of the scoped modules (the fields it
         // compares are theirs), so their instance list, a scan of every key of those modules, is
         // not needed: all instances stand in for it (negations stay inside the filter's `and`s).
@@ -96,7 +96,7 @@ extension ContentTables {
         guard let scope else {
             // All modules: when no key was ever freed, every key up to max(pk) exists and the
             // universe needs no scan; deleted instances come from a small partial index.
-            let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0
+            let count = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM content_instance")) ?? 0
             var universe = RowSet(capacity: capacity)
             if count == capacity - 1 {
                 universe = RowSet(filledBelow: capacity)

@@ -142,8 +142,8 @@ struct FilterEvaluator {
         var sets: [RowSet] = []
         for (property, list) in bounds.sorted(by: { $0.key < $1.key }) {
             let fields = try fieldNumbers(named: property)
-            let single = try fields.isEmpty || Int.fetchOne(
-                db, sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))") == 0
+            let single = try fields.isEmpty || Int.fetchOne(db.cachedStatement(
+                sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))")) == 0
             if list.count < 2 || !single {
                 rest += list.map { .compare(property, $0.0, .number($0.1)) }
                 continue
