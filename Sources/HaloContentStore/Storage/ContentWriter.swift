@@ -18,8 +18,9 @@ final class ContentWriter {
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
     /// Instances are written in batches of this many, each updating the trigram index in two
-    /// rowid-ordered passes (see `TrigramIndex`) instead of once per instance.
-    private static let batchSize = 2_000
+    /// rowid-ordered passes (see `TrigramIndex`) instead of once per instance. Each pass leaves
+    /// an FTS5 segment to merge later: 10,000 indexed 800k strings in half the CPU of 2,000.
+    private static let batchSize = 10_000
 
     private struct FieldKey: Hashable {
         let module: String
