@@ -60,7 +60,7 @@ final class WorkspaceTests: XCTestCase {
 
             // Valid edits are saved and reach the server.
             price.text = "42.5"
-            inStock.isActive = !inStock.isActive
+            inStock.isOn = !inStock.isOn
             releaseDate.text = "2027-03-04 10:30"
             view.editor.nameEntry.text = "Renamed by the workspace test"
             view.saveButton.emit("clicked")
@@ -69,7 +69,7 @@ final class WorkspaceTests: XCTestCase {
             let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.id == opened.id })
             XCTAssertEqual(onServer.name, "Renamed by the workspace test")
             XCTAssertEqual(onServer.values["price"], .number(42.5))
-            XCTAssertEqual(onServer.values["inStock"], .bool(inStock.isActive))
+            XCTAssertEqual(onServer.values["inStock"], .bool(inStock.isOn))
             XCTAssertEqual(onServer.date("releaseDate").map(FieldValueText.format(date:)), "2027-03-04 10:30")
             XCTAssertFalse(view.saveButton.isSensitive, "saved: nothing left to save")
         }

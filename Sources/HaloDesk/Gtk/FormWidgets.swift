@@ -1,6 +1,6 @@
 import CGtk
 
-// Small typed wrappers for the containers and inputs the workspace builds in code.
+// Small typed wrappers for the boxes and inputs the workspace builds in code.
 
 @MainActor
 final class Box: Widget {
@@ -75,17 +75,12 @@ extension Editable {
     }
 }
 
-@MainActor
-final class Switch: Widget {
+extension Switch {
+    /// A switch aligned at the start of its row (Switch itself is in Containers.swift).
     convenience init(accessibleLabel: String) {
         self.init(sinking: UnsafeMutableRawPointer(gtk_switch_new()))
         gtk_widget_set_halign(widget, GTK_ALIGN_START)
         setAccessibleLabel(accessibleLabel)
-    }
-
-    var isActive: Bool {
-        get { gtk_switch_get_active(OpaquePointer(raw)) != 0 }
-        set { gtk_switch_set_active(OpaquePointer(raw), newValue ? 1 : 0) }
     }
 
     func onToggled(_ handler: @escaping @MainActor () -> Void) { onPointer("notify::active") { _ in handler() } }

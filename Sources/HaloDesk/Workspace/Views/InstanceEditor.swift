@@ -15,7 +15,7 @@ final class InstanceEditor {
         var text: String {
             switch self {
             case .entry(let entry): return entry.text
-            case .toggle(let toggle): return toggle.isActive ? "yes" : "no"
+            case .toggle(let toggle): return toggle.isOn ? "yes" : "no"
             case .text(let view): return view.text
             }
         }
@@ -148,7 +148,7 @@ final class InstanceEditor {
         switch field.kind {
         case .boolean:
             let toggle = Switch(accessibleLabel: field.name)
-            toggle.isActive = value?.boolValue ?? false
+            toggle.isOn = value?.boolValue ?? false
             toggle.onToggled { [weak self] in guard let self else { return }; self.markDirty() }
             return .toggle(toggle)
         case .longText, .list, .object, .localized:
