@@ -17,6 +17,8 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(Set(view.sidebar.modules.compactMap(\.name)), ["Articles", "Authors", "Events", "Products", "Translations"])
 
             try harness.openModule("Products")
+            XCTAssertEqual(view.table.columnView.sortState?.key, "updatedAt", "the default order shows on its header")
+            XCTAssertEqual(view.table.columnView.sortState?.ascending, false)
             XCTAssertEqual(view.pager.totalItems, 150)
             XCTAssertEqual(view.table.model.count, 150)
             XCTAssertTrue(view.statusLabel.text.contains("Online"), view.statusLabel.text)
@@ -72,6 +74,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(onServer.values["inStock"], .bool(inStock.isOn))
             XCTAssertEqual(onServer.date("releaseDate").map(FieldValueText.format(date:)), "2027-03-04 10:30")
             XCTAssertFalse(view.saveButton.isSensitive, "saved: nothing left to save")
+            try Self.screenshots(harness, name: "workspace-product")
         }
     }
 

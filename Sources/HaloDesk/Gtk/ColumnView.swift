@@ -78,9 +78,34 @@ final class ColumnView: Widget {
         gtk_column_view_sort_by_column(halo_column_view(raw), OpaquePointer(column.raw), ascending ? GTK_SORT_ASCENDING : GTK_SORT_DESCENDING)
     }
 
+    /// Called after the user sorted by a header (or `sort(byKey:)`). Only the primary column
+    /// counts (the server sorts by one field), so older sort columns are dropped from the headers.
     func onSortChanged(_ handler: @escaping @MainActor () -> Void) {
         guard let sorter = gtk_column_view_get_sorter(halo_column_view(raw)) else { return }
-        GObjectRef(retaining: UnsafeMutableRawPointer(sorter)).onPointer("changed") { _ in handler() }
+        GObjectRef(retaining: UnsafeMutableRawPointer(sorter)).onPointer("changed") { [weak self] _ in
+            guard let self, !self.isNormalizingSort else { return }
+            if let state = self.sortState {
+                self.isNormalizingSort = true
+                self.dropSecondarySorts(keeping: state.key)
+                self.isNormalizingSort = false
+            }
+            handler()
+        }
+    }
+
+    private var isNormalizingSort = false
+
+    /// Takes every other column out of the view's sorter. Re-setting a column's sorter removes it
+    /// from the sort list and redraws its header (GTK 4.8 leaves stale arrows on older columns).
+    private func dropSecondarySorts(keeping key: String) {
+        for (column, columnKey) in columns where !columnKey.isEmpty && columnKey != key {
+            let pointer = OpaquePointer(column.raw)
+            guard let sorter = gtk_column_view_column_get_sorter(pointer) else { continue }
+            g_object_ref(UnsafeMutableRawPointer(sorter))
+            gtk_column_view_column_set_sorter(pointer, nil)
+            gtk_column_view_column_set_sorter(pointer, sorter)
+            g_object_unref(UnsafeMutableRawPointer(sorter))
+        }
     }
 
     /// Row activated (double click or Enter).

@@ -47,6 +47,8 @@ final class WorkspaceView {
         widget = leaflet
         buildLayout()
         wireEvents()
+        // Show the default order (recently updated first) on its column header.
+        table.columnView.sort(byKey: SortBy.updatedAt.rawValue, ascending: false)
         updateStatus()
         loadModules()
     }
@@ -135,6 +137,10 @@ final class WorkspaceView {
         }
         return button
     }
+
+    /// True while the open instance has edits that are not saved (the shell can ask before
+    /// closing the window or switching workspace).
+    var hasUnsavedChanges: Bool { editor.isDirty }
 
     /// True when the window is too narrow for the three panes side by side.
     var isFolded: Bool { leaflet.isFolded }
