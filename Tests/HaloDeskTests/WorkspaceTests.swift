@@ -126,7 +126,12 @@ final class WorkspaceTests: XCTestCase {
             defer { harness.tearDown() }
             let view = harness.view
             try harness.openModule("Authors")
-            view.newButton.emit("clicked")
+            // Through the window action (Ctrl+N) the shell registers from installActions.
+            let actions = GObjectRef(adopting: UnsafeMutableRawPointer(g_simple_action_group_new()))
+            let accelerators = view.installActions(on: actions)
+            XCTAssertEqual(accelerators.first { $0.action == "win.new-instance" }?.accelerators, ["<Control>n"])
+            XCTAssertEqual(Set(accelerators.map(\.action)), ["win.find", "win.new-instance", "win.save", "win.delete", "win.refresh"])
+            g_action_group_activate_action(OpaquePointer(actions.raw), "new-instance", nil)
             XCTAssertTrue(view.editor.isNew)
             view.saveButton.emit("clicked")
             XCTAssertEqual(harness.toasts.last, "An instance needs a name.")
