@@ -140,13 +140,19 @@ final class WorkspaceTests: XCTestCase {
             photo.text = "not a url"
             view.saveButton.emit("clicked")
             XCTAssertEqual(harness.toasts.last, "“photo” must be an http(s) image address.")
-            photo.text = "https://example.com/kj.png"
+            let cloudinary = "https://res.cloudinary.com/demo/image/upload/v1/kj.jpg"
+            photo.text = cloudinary
             let before = view.completedOperations
             view.saveButton.emit("clicked")
             harness.waitForOperation(after: before)
             XCTAssertEqual(harness.toasts.last, "Created “Katherine Johnson”.")
             let created = try XCTUnwrap(harness.serverInstances(module: "Authors").first { $0.name == "Katherine Johnson" })
-            XCTAssertEqual(created.values["photo"], .string("https://example.com/kj.png"))
+            XCTAssertEqual(created.values["photo"], .string(cloudinary))
+            // The saved instance is shown with a Cloudinary thumbnail address under its image field.
+            XCTAssertEqual(view.editor.instance?.id, created.id)
+            let caption = try XCTUnwrap(view.editor.imageCaptions["photo"])
+            XCTAssertTrue(caption.hasPrefix("Thumbnail: https://res.cloudinary.com/demo/image/upload/"), caption)
+            XCTAssertTrue(caption.contains("w_240") && caption.contains("h_160"), caption)
             XCTAssertTrue(harness.pump { view.pager.totalItems == 11 })
         }
     }

@@ -35,6 +35,8 @@ final class InstanceEditor {
     private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
     /// Related-instance buttons by instance id (labels become names once resolved).
     private(set) var relationButtons: [String: [Button]] = [:]
+    /// What each image field shows under its editor (the image or its Cloudinary thumbnail address).
+    private(set) var imageCaptions: [String: String] = [:]
     /// The instance as loaded (or the blank one being created).
     private(set) var instance: ContentInstance?
     private(set) var isNew = false
@@ -66,6 +68,7 @@ final class InstanceEditor {
         content.removeAll()
         inputs = []
         relationButtons = [:]
+        imageCaptions = [:]
 
         let title = Label(isNew ? "New instance" : (instance.name.isEmpty ? "Untitled" : instance.name), classes: ["title-2"], wrap: true)
         content.append(title)
@@ -172,6 +175,7 @@ final class InstanceEditor {
             // No image download here (the workspace may be offline): show what a thumbnail would load.
             let thumbnail = CloudinaryURL(url: url).width(pixels: 240).height(pixels: 160).urlString
             let text = thumbnail == url ? "Image: \(url)" : "Thumbnail: \(thumbnail)"
+            imageCaptions[field.name] = text
             return [Label(text, classes: ["dim-label", "caption"], wrap: true, selectable: true)]
         case .relation, .relations:
             let ids: [String]
