@@ -135,7 +135,13 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(view.editor.isNew)
             view.saveButton.emit("clicked")
             XCTAssertEqual(harness.toasts.last, "An instance needs a name.")
-            view.editor.nameEntry.text = "Katherine Johnson"
+            // Delete while typing edits the text; it does not ask to delete the instance.
+            view.editor.nameEntry.text = "XKatherine Johnson"
+            view.editor.nameEntry.grabFocus()
+            gtk_editable_select_region(halo_editable(view.editor.nameEntry.raw), 0, 0)
+            g_action_group_activate_action(OpaquePointer(actions.raw), "delete", nil)
+            XCTAssertNil(view.pendingDialog)
+            XCTAssertEqual(view.editor.nameEntry.text, "Katherine Johnson")
             guard case .entry(let photo)? = view.editor.input(named: "photo") else { return XCTFail("photo should be an entry") }
             photo.text = "not a url"
             view.saveButton.emit("clicked")

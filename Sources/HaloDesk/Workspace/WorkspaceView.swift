@@ -201,7 +201,11 @@ final class WorkspaceView {
         Actions.add("find", to: window) { [weak self] in guard let self else { return }; self.searchEntry.grabFocus() }
         Actions.add("new-instance", to: window) { [weak self] in guard let self else { return }; self.newInstance() }
         Actions.add("save", to: window) { [weak self] in guard let self else { return }; self.save() }
-        Actions.add("delete", to: window) { [weak self] in guard let self else { return }; self.deleteSelection() }
+        Actions.add("delete", to: window) { [weak self] in
+            guard let self else { return }
+            // The Delete accelerator must not take the key from a text field being edited.
+            if !TextFocus.deleteForward(in: self.widget) { self.deleteSelection() }
+        }
         Actions.add("refresh", to: window) { [weak self] in guard let self else { return }; self.refresh() }
         return [("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
                 ("win.delete", ["Delete"]), ("win.refresh", ["F5"])]
