@@ -300,8 +300,10 @@ final class WorkspaceView {
             return
         }
         guard let position = positions.first, let instance = pager.instance(at: position) else {
-            // Nothing selected: keep a new or edited instance on screen, else show the empty page.
-            if positions.isEmpty, !editor.isNew, !editor.isDirty { showDetail(nil) }
+            // Nothing selected: keep a new or edited instance, or the report of a bulk change, on
+            // screen; else show the empty page.
+            let showsBulkReport = visibleDetail == "bulk" && !bulk.report.text.isEmpty
+            if positions.isEmpty, !editor.isNew, !editor.isDirty, !showsBulkReport { showDetail(nil) }
             return
         }
         guard instance.id != editor.instance?.id || editor.isNew else { return }
@@ -323,7 +325,11 @@ final class WorkspaceView {
         resolveRelationNames()
     }
 
+    /// The detail page on screen: "empty", "editor" or "bulk".
+    private(set) var visibleDetail = "empty"
+
     private func detailVisible(_ name: String) {
+        visibleDetail = name
         gtk_stack_set_visible_child_name(OpaquePointer(detailStack.raw), name)
     }
 
@@ -408,7 +414,7 @@ final class WorkspaceView {
                 self.connection.record(success: true)
                 self.toast(isNew ? "Created “\(saved.name)”." : "Saved “\(saved.name)”.")
                 if isNew {
-                    self.pager.reload()
+                    self.pager.refetch()
                 } else if let row = self.pager.replace(saved) {
                     self.table.refresh(row..<(row + 1))
                 }
@@ -443,7 +449,7 @@ final class WorkspaceView {
                     self.connection.record(success: true)
                     self.toast("Deleted “\(instance.name)”.")
                     self.showDetail(nil)
-                    self.pager.reload()
+                    self.pager.refetch()
                 } catch {
                     self.connection.record(error: error)
                     self.toast("Could not delete “\(instance.name)”: \(error.description)")
@@ -489,7 +495,7 @@ final class WorkspaceView {
                 let report = BulkReport.text(verb: verb, result: result, names: names, skipped: skipped)
                 self.bulk.showReport(report)
                 self.toast(report.split(separator: "\n").first.map(String.init) ?? report)
-                self.pager.reload()
+                self.pager.refetch()
             } catch {
                 self.connection.record(error: error)
                 self.bulk.showReport("Nothing was changed: \(error.description)")

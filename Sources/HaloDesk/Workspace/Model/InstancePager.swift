@@ -60,6 +60,19 @@ final class InstancePager {
         load(page: 0)
     }
 
+    /// Fetches the same query again after an edit, keeping the row count (and so the list's
+    /// selection) unless the server reports a different total. Rows shown so far are rebound, which
+    /// asks for their pages again.
+    func refetch() {
+        let stale = pages.keys.map { $0 * pageSize ..< ($0 + 1) * pageSize }
+        generation += 1
+        pages = [:]
+        loading = []
+        guard moduleId != nil else { return }
+        load(page: 0)
+        stale.forEach { onRowsLoaded?($0) }
+    }
+
     /// The instance at `row`, or nil while its page is on its way (that page is requested).
     func instance(at row: Int) -> ContentInstance? {
         guard row >= 0 else { return nil }
