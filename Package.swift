@@ -78,6 +78,13 @@ let package = Package(
             dependencies: ["HaloServices", "HaloServer", "CGtk", "CAdw"],
             swiftSettings: strict),
 
+        // Offline cache benchmark driver (Benchmarks/offline/run.sh) and the kill -9 sync helper of the tests.
+        .executableTarget(
+            name: "bench-offline",
+            dependencies: ["HaloServices"],
+            path: "Benchmarks/OfflineBench",
+            swiftSettings: strict),
+
         .testTarget(
             name: "HaloContentStoreTests",
             dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],
