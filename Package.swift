@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Already in the graph through Hummingbird; HaloServer uses it to stop the server gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // C libraries: module maps and shim headers only (macros and variadics wrapped as inline functions).
@@ -34,7 +36,11 @@ let package = Package(
         // and the SDK's offline cache, so a query answers the same online and offline.
         .target(
             name: "HaloContentStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // Search steps its key scans with the C API (see Storage/KeyScan.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
 
         // The HALO SDK for Linux: the seed's public Swift API over libcurl, with an SQLite cache. No GTK.
@@ -59,6 +65,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2 for stored passwords and client secrets (BoringSSL-backed, fast enough).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -83,6 +90,13 @@ let package = Package(
             name: "bench-offline",
             dependencies: ["HaloServices"],
             path: "Benchmarks/OfflineBench",
+            swiftSettings: strict),
+
+        // Times the content store's search against a naive json_extract scan (see the file header).
+        .executableTarget(
+            name: "bench-content-store",
+            dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/ContentStoreBench",
             swiftSettings: strict),
 
         .testTarget(

@@ -12,7 +12,7 @@ PACKAGES=(
   # packaging validators
   desktop-file-utils appstream
   # TLS test certificates, benchmark floors and load tools
-  openssl curl sqlite3 wrk hyperfine
+  openssl curl sqlite3 wrk hyperfine time gcc libc6-dev
 )
 
 missing=()

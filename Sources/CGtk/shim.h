@@ -34,6 +34,13 @@ static inline GActionMap *halo_action_map(gpointer p) { return G_ACTION_MAP(p); 
 static inline GAction *halo_action(gpointer p) { return G_ACTION(p); }
 static inline GdkPaintable *halo_paintable(gpointer p) { return GDK_PAINTABLE(p); }
 static inline GtkNative *halo_native(gpointer p) { return GTK_NATIVE(p); }
+static inline GListModel *halo_list_model(gpointer p) { return G_LIST_MODEL(p); }
+static inline GtkListItem *halo_list_item(gpointer p) { return GTK_LIST_ITEM(p); }
+static inline GtkStringObject *halo_string_object(gpointer p) { return GTK_STRING_OBJECT(p); }
+static inline GtkSelectionModel *halo_selection_model(gpointer p) { return GTK_SELECTION_MODEL(p); }
+static inline GtkListItemFactory *halo_list_item_factory(gpointer p) { return GTK_LIST_ITEM_FACTORY(p); }
+static inline GtkColumnView *halo_column_view(gpointer p) { return GTK_COLUMN_VIEW(p); }
+static inline GtkSorter *halo_sorter(gpointer p) { return GTK_SORTER(p); }
 static inline gboolean halo_is_widget(gpointer p) { return GTK_IS_WIDGET(p); }
 
 // --- Accessibility (variadic in C) ----------------------------------------------------------

@@ -1,2 +1,4 @@
-import HaloServices
-print("halo \("0.1.0")")
+// `halo`: a scripting client for HALO servers over HaloServices. See `halo --help`.
+import Foundation
+
+await HaloCommand.runAndExit()

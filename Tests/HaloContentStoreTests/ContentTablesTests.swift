@@ -60,6 +60,12 @@ final class ContentTablesTests: XCTestCase {
                 XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)"), 3, table)
             }
             XCTAssertEqual(try ContentTables.instances(ids: [hexId(5), hexId(2), hexId(3)], in: db).map(\.id), [hexId(5), hexId(3)])
+            // Freed keys: negations must not invent instances for them.
+            let notA = try ContentTables.search(SearchRequest(metaSearch: .compare("name", .notEqual, "none")), in: db)
+            XCTAssertEqual(notA.items.map(\.id), [hexId(3)])
+            let withDeleted = try ContentTables.search(
+                SearchRequest(metaSearch: .compare("deletedAt", .notEqual, 0), pagination: .init(skip: true), sort: "createdAt asc"), in: db)
+            XCTAssertEqual(withDeleted.items.map(\.id), [hexId(1), hexId(3), hexId(5)])
         }
     }
 
@@ -83,6 +89,11 @@ final class ContentTablesTests: XCTestCase {
         XCTAssertEqual(third.offset, 20)
         XCTAssertEqual(third.items.map { Int($0.id, radix: 16) ?? 0 }, [1, 2, 3, 4, 5])
         XCTAssertEqual(try page(SearchRequest(pagination: .init(page: 4, limit: 10))).items, [])
+        let absurd = try page(SearchRequest(pagination: .init(page: 999_999_999_999, limit: 999_999_999_999)))
+        XCTAssertEqual(absurd.items, [])
+        XCTAssertEqual(absurd.total, 25)
+        XCTAssertEqual(absurd.offset, Int.max, "saturates instead of trapping")
+        XCTAssertEqual(absurd.totalPages, 1)
 
         let all = try page(SearchRequest(pagination: .init(skip: true), sort: "name asc"))
         XCTAssertEqual(all.items.count, 25)
@@ -97,6 +108,34 @@ final class ContentTablesTests: XCTestCase {
         }
         XCTAssertThrowsError(try page(SearchRequest(sort: "price asc"))) {
             XCTAssertTrue("\($0)".contains("cannot sort by \"price\""))
+        }
+    }
+
+    /// Pages must be slices of the full ordered answer whichever strategy builds them
+    /// (index walk for early pages of dense results, sorted key list otherwise).
+    func testEveryPageIsASliceOfTheFullOrder() throws {
+        let db = try makeContentDatabase()
+        var rng = SystemRandomNumberGenerator()
+        let items = (1...400).map { n in
+            instance(n, module: n % 3 == 0 ? "x" : "y", values: ["even": .bool(n % 2 == 0)],
+                     createdAt: Int64.random(in: 1...60, using: &rng), updatedAt: n % 5 == 0 ? nil : Int64.random(in: 1...60, using: &rng))
+        }
+        try db.write { try ContentTables.upsert(contentsOf: items, in: $0) }
+        for moduleIds in [nil, ["y"], ["x", "y"]] {
+            for sort in ["createdAt desc", "createdAt asc", "updatedAt desc", "name asc,updatedAt asc"] {
+                var request = SearchRequest(moduleIds: moduleIds, searchValues: .compare("even", .equal, true), sort: sort)
+                request.pagination = .init(skip: true)
+                let all = try db.read { try ContentTables.search(request, in: $0) }.items.map(\.id)
+                XCTAssertGreaterThan(all.count, 50)
+                for (page, limit) in [(1, 10), (2, 10), (1, 7), (3, 25), (30, 10)] {
+                    request.pagination = .init(page: page, limit: limit)
+                    let result = try db.read { try ContentTables.search(request, in: $0) }
+                    let start = min((page - 1) * limit, all.count)
+                    XCTAssertEqual(result.items.map(\.id), Array(all[start..<min(start + limit, all.count)]),
+                                   "\(moduleIds ?? []) \(sort) page \(page) limit \(limit)")
+                    XCTAssertEqual(result.total, all.count)
+                }
+            }
         }
     }
 }

@@ -99,6 +99,11 @@ final class SearchSemanticsTests: XCTestCase {
         XCTAssertEqual(try values(reversed), [1, 2, 3])
         XCTAssertEqual(try values(.or(.compare("title", .equal, "Other"), .compare("price", .equal, 500))), [2, 5])
         XCTAssertEqual(try values(.and(.compare("price", .equal, 10), .or(.compare("inStock", .equal, false)))), [])
+        // Two ranges on a single-valued field (merged into one index range) …
+        XCTAssertEqual(try values(.and(.compare("price", .greaterOrEqual, 10), .compare("price", .lessOrEqual, "42.5"))), [1, 3, 7])
+        XCTAssertEqual(try values(.and(.compare("price", .greater, 10), .compare("price", .less, 42.5))), [])
+        // … but on a list each range may hold for a different element.
+        XCTAssertEqual(try values(.and(.compare("nums", .greater, 2), .compare("nums", .less, 2))), [2])
     }
 
     func testMetadataComparisons() throws {

@@ -86,4 +86,42 @@ final class SyncChangesTests: XCTestCase {
         XCTAssertEqual(deleted, (1...30).map(hexId))
         XCTAssertEqual(chunks.count, 2 + 2 + 1)
     }
+
+    /// Server changes applied to a second database (the SDK's cache) leave it equal to the
+    /// server's live instances, window after window.
+    func testApplyingChangeSetsMirrorsTheServer() throws {
+        let server = try makeContentDatabase()
+        let cache = try makeContentDatabase()
+        let clock = MonotonicClock()
+        var from: Int64? = nil
+        func syncAndCompare(_ label: String) throws {
+            let to = clock.current()
+            try server.read { source in
+                try cache.write { target in
+                    try ContentTables.forEachChange(moduleIds: ["m"], from: from, to: to, chunkSize: 3, in: source) {
+                        try ContentTables.apply($0, in: target)
+                    }
+                }
+            }
+            from = to
+            let everything = SearchRequest(pagination: .init(skip: true), sort: "createdAt asc")
+            let expected = try server.read { try ContentTables.search(everything, in: $0) }.items
+            let actual = try cache.read { try ContentTables.search(everything, in: $0) }.items
+            XCTAssertEqual(actual, expected, label)
+        }
+        try server.write { db in try ContentTables.upsert(contentsOf: (1...10).map { instance($0, module: "m", createdAt: clock.next()) }, in: db) }
+        try syncAndCompare("first sync")
+        try server.write { db in
+            var changed = try XCTUnwrap(ContentTables.instance(id: hexId(2), in: db))
+            changed.values = ["edited": true]
+            changed.updatedAt = clock.next()
+            try ContentTables.upsert(changed, in: db)
+            try ContentTables.softDelete(id: hexId(3), at: clock.next(), by: nil, in: db)
+            try ContentTables.upsert(instance(11, module: "m", createdAt: clock.next()), in: db)
+        }
+        try syncAndCompare("incremental sync")
+        XCTAssertNil(try cache.read { try ContentTables.instance(id: hexId(3), in: $0) }, "deleted ids are removed from the cache")
+        XCTAssertEqual(try cache.write { try ContentTables.removeAll(moduleId: "m", in: $0) }, 10)
+        XCTAssertEqual(try cache.read { try ContentTables.moduleCounts(in: $0) }, [:])
+    }
 }

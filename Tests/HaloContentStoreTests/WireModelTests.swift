@@ -86,3 +86,20 @@ final class WireModelTests: XCTestCase {
         XCTAssertTrue(text.contains("1475046170088") && !text.contains("1475046170088.0"), text)
     }
 }
+
+final class JSONParserTests: XCTestCase {
+    func testParserAgreesWithFoundationOnFixtures() throws {
+        for file in ["ios/full_sync.json", "ios/search_success_paginated.json", "android/halo-content/batchManipulation.json"] {
+            let text = String(decoding: try fixture(file), as: UTF8.self)
+            XCTAssertEqual(try JSONValue(parsing: text), try JSONValue(string: text), file)
+        }
+        let tricky = #"{"a":"\u00e9\ud83d\ude00\n\"\\\/","b":[-1.5e3,0,1475046170088,true,false,null],"c":{}}"#
+        XCTAssertEqual(try JSONValue(parsing: tricky), try JSONValue(string: tricky))
+    }
+
+    func testParserRejectsBrokenText() {
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "01x", "[1] 2", "{\"a\":\"\u{01}\"}", "-"] {
+            XCTAssertThrowsError(try JSONValue(parsing: bad), bad)
+        }
+    }
+}

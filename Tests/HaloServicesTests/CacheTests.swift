@@ -86,14 +86,13 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(try cache.integrityCheck(), ["ok"])
     }
 
-    func testLocationFollowsXDGAndSeparatesServers() throws {
-        let environment = ["XDG_CACHE_HOME": "/tmp/xdg-test", "HOME": "/home/someone"]
-        let a = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080")), environment: environment)
-        let b = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8081")), environment: environment)
-        XCTAssertEqual(a.deletingLastPathComponent().path, "/tmp/xdg-test/halo-desk")
+    func testLocationIsOneFilePerServerInTheXDGCache() throws {
+        let a = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080")))
+        let b = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8081")))
+        let c = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080/other")))
+        XCTAssertEqual(a.deletingLastPathComponent(), XDGDirectories.cache)
         XCTAssertTrue(a.lastPathComponent.hasPrefix("127.0.0.1-8080-"))
-        XCTAssertNotEqual(a, b)
-        let fallback = CacheLocation.directory(environment: ["HOME": "/home/someone"])
-        XCTAssertEqual(fallback.path, "/home/someone/.cache/halo-desk")
+        XCTAssertEqual(Set([a, b, c]).count, 3)
+        XCTAssertEqual(a, CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080"))), "stable")
     }
 }

@@ -97,4 +97,38 @@ final class OfflinePolicyTests: XCTestCase {
         let offline = try await search(unreachableURL())
         XCTAssertEqual(offline, online)
     }
+
+    func testManagersUseTheCacheUnderTheDefaultPolicy() async throws {
+        var configuration = HaloConfiguration()
+        configuration.appCredentials = Credentials(clientId: server.client.clientId, clientSecret: server.client.clientSecret)
+        configuration.environment = .custom(server.baseURL.absoluteString)
+        configuration.dataDirectory = try temporaryDirectory("sdk-data")
+        configuration.cacheDirectory = try temporaryDirectory("sdk-cache")
+        let core = CoreManager(configuration: configuration)
+        try await core.startup()
+        core.defaultOfflinePolicy = .loadAndStoreLocalData
+
+        let modules = try await core.content.getModules().modules
+        XCTAssertEqual(modules.count, 2)
+        let module = try XCTUnwrap(modules.compactMap(\.id).sorted().first)
+        let entries = try await core.content.syncToCache(query: SyncQuery(moduleId: module))
+        XCTAssertEqual(entries.first?.creations, 20)
+        XCTAssertEqual(core.content.getSyncedInstances(moduleId: module).count, 20)
+        XCTAssertEqual(core.content.getSyncLog(moduleId: module).count, 2)
+        let query = SearchQuery().moduleIds([module]).searchFilter(lte(property: "price", value: 600)).pagination(page: 1, limit: 4)
+        let online = try await core.content.search(query: query, offlinePolicy: OfflinePolicy.none)
+
+        await server.stop()  // the train enters the tunnel
+        let offlineModules = try await core.content.getModules().modules
+        XCTAssertEqual(offlineModules, modules)
+        let offline = try await core.content.search(query: query)
+        XCTAssertEqual(offline, online, "answered by the offline search over the synced module")
+        XCTAssertEqual(core.content.getSyncedInstances(moduleId: module).count, 20)
+        do {
+            _ = try await core.content.getModules(offlinePolicy: OfflinePolicy.none)
+            XCTFail("network-only must fail offline")
+        } catch {}
+        core.content.removeSyncedInstances(moduleId: module)
+        XCTAssertEqual(core.content.getSyncedInstances(moduleId: module), [])
+    }
 }

@@ -23,17 +23,10 @@ extension ContentTables {
 
         let scope = moduleScope(of: request, schema: schema)
         let capacity = (try Int64.fetchOne(db, sql: "SELECT max(pk) FROM content_instance") ?? 0) + 1
-        let universe = try instanceSet(
-            "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module IN (SELECT value FROM json_each(?))"),
-            scope.map { [ContentReader.jsonArray($0)] } ?? [], capacity: capacity, in: db)
-        let evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
+        let (universe, live) = try searchedInstances(scope: scope, capacity: capacity, in: db)
+        var evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
 
-        var matches = universe
-        if !(request.metaSearch?.mentions(property: "deletedAt") ?? false) {
-            matches = try instanceSet(
-                "SELECT pk FROM content_instance WHERE deletedAt IS NOT NULL", [], capacity: capacity, in: db
-            ).complement(in: matches)
-        }
+        var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
         if let ids = request.instanceIds, !ids.isEmpty {
             matches.formIntersection(try instanceSet(
                 "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
@@ -42,13 +35,16 @@ extension ContentTables {
         for relation in request.relatedTo ?? [] where !matches.isEmpty {
             let operation: FilterOperation = relation.instanceIds.contains("*") ? .notEqual : .in
             let value: JSONValue = operation == .in ? .array(relation.instanceIds.map(JSONValue.string)) : .null
+            evaluator.candidates = matches
             matches.formIntersection(try evaluator.evaluate(
                 .compare(relation.fieldName, operation, value), on: .values))
         }
         if let filter = request.searchValues, !matches.isEmpty {
+            evaluator.candidates = matches
             matches.formIntersection(try evaluator.evaluate(filter, on: .values))
         }
         if let filter = request.metaSearch, !matches.isEmpty {
+            evaluator.candidates = matches
             matches.formIntersection(try evaluator.evaluate(filter, on: .metadata))
         }
         if let tags = request.segmentTags, !tags.isEmpty, !matches.isEmpty {
@@ -56,8 +52,11 @@ extension ContentTables {
         }
 
         let total = matches.count
+        // Client-chosen page numbers can be absurd: saturate instead of overflowing.
+        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+        let offset = skip ? 0 : (overflow ? Int.max : product)
         let pks = try orderedPage(
-            of: matches, sortKeys: sortKeys, limit: skip ? nil : limit, offset: skip ? 0 : (page - 1) * limit, in: db)
+            of: matches, universe: universe, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit, offset: offset, in: db)
         let stored = try ContentReader.instances(pks: pks, in: db)
         let items = stored.map { instance in
             var shaped = localize(instance, locale: request.locale, schema: schema)
@@ -83,10 +82,37 @@ extension ContentTables {
     private static func instanceSet(
         _ sql: String, _ arguments: StatementArguments, capacity: Int64, in db: Database
     ) throws -> RowSet {
-        var result = RowSet(capacity: capacity)
-        let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-        while let pk = try cursor.next() { result.insert(pk) }
-        return result
+        try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
+    }
+
+    /// The instances of the searched modules (what negations complement) and the live (not
+    /// deleted) ones among them.
+    private static func searchedInstances(scope: [String]?, capacity: Int64, in db: Database) throws -> (RowSet, RowSet) {
+        guard let scope else {
+            // All modules: when no key was ever freed, every key up to max(pk) exists and the
+            // universe needs no scan; deleted instances come from a small partial index.
+            let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0
+            var universe = RowSet(capacity: capacity)
+            if count == capacity - 1 {
+                universe = RowSet(filledBelow: capacity)
+            } else {
+                universe = try instanceSet("SELECT pk FROM content_instance", [], capacity: capacity, in: db)
+            }
+            let deleted = try instanceSet(
+                "SELECT pk FROM content_instance WHERE deletedAt IS NOT NULL", [], capacity: capacity, in: db)
+            return (universe, deleted.complement(in: universe))
+        }
+        var universe = RowSet(capacity: capacity)
+        var live = RowSet(capacity: capacity)
+        try KeyScan.forEach(
+            db.cachedStatement(sql: "SELECT pk, deletedAt IS NULL FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
+            arguments: [ContentReader.jsonArray(scope)], in: db
+        ) { row in
+            let pk = KeyScan.int64(row, 0)
+            universe.insert(pk)
+            if KeyScan.int64(row, 1) == 1 { live.insert(pk) }
+        }
+        return (universe, live)
     }
 
     /// Untagged instances are visible to everyone; tagged ones must share one (partial) or all
@@ -112,16 +138,36 @@ extension ContentTables {
     }
 
     /// The pks of one page of `matches` in sort order (all of them when `limit` is nil).
+    ///
+    /// Two strategies: when matches are many and an index delivers the sort order (createdAt or
+    /// updatedAt first, over one module or all), walk that index and keep members until the page
+    /// is full — cost proportional to the page, not to the matches. Otherwise hand SQLite the
+    /// matching keys and let it sort them (a top-N sort when there is a limit).
     private static func orderedPage(
-        of matches: RowSet, sortKeys: [SortKey], limit: Int?, offset: Int, in db: Database
+        of matches: RowSet, universe: RowSet, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
+        in db: Database
     ) throws -> [Int64] {
-        let members = matches.members
-        guard !members.isEmpty, offset < members.count else { return [] }
-        let order = (sortKeys.map { "i.\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["i.id ASC"])
+        let count = matches.count
+        guard count > 0, offset < count else { return [] }
+        let order = (sortKeys.map { "\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
             .joined(separator: ", ")
-        let sql = "SELECT i.pk FROM content_instance i WHERE i.pk IN (SELECT value FROM json_each(?)) ORDER BY \(order) LIMIT ? OFFSET ?"
+        let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
+        if let limit, indexedOrder, (scope?.count ?? 1) == 1,
+           // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
+           (Double(offset) + Double(limit)) * Double(universe.count) / Double(count) < Double(count) / 4 {
+            let sql = "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module = ?") + " ORDER BY \(order)"
+            let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(scope ?? []))
+            var page: [Int64] = []
+            var skipped = 0
+            while page.count < limit, let pk = try cursor.next() {
+                guard matches.contains(pk) else { continue }
+                if skipped < offset { skipped += 1 } else { page.append(pk) }
+            }
+            return page
+        }
+        let sql = "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY \(order) LIMIT ? OFFSET ?"
         return try Int64.fetchAll(
-            db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(members), limit ?? -1, offset])
+            db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(matches.members), limit ?? -1, offset])
     }
 
     private static func localize(_ instance: WireInstance, locale: String?, schema: SearchSchema) -> WireInstance {

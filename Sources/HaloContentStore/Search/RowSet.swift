@@ -11,6 +11,15 @@ struct RowSet: Equatable {
         words = Array(repeating: 0, count: Int((max(capacity, 0) + 63) / 64))
     }
 
+    /// Every key from 1 to capacity − 1 (0 is never a SQLite rowid).
+    init(filledBelow capacity: Int64) {
+        self.init(capacity: capacity)
+        for i in words.indices { words[i] = ~0 }
+        let extra = words.count * 64 - Int(max(capacity, 0))
+        if extra > 0, let last = words.indices.last { words[last] &= ~0 >> UInt64(extra) }
+        if !words.isEmpty { words[0] &= ~1 }
+    }
+
     mutating func insert(_ pk: Int64) {
         let word = Int(pk >> 6)
         guard pk >= 0, word < words.count else { return }

@@ -27,7 +27,11 @@ public struct SearchPage: Sendable, Hashable {
     }
 
     /// `(page − 1) · limit`.
-    public var offset: Int { skipPagination ? 0 : (page - 1) * limit }
+    public var offset: Int {
+        guard !skipPagination else { return 0 }
+        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+        return overflow ? Int.max : product
+    }
     /// `ceil(total / limit)` (0 when there is nothing).
-    public var totalPages: Int { limit > 0 ? (total + limit - 1) / limit : 0 }
+    public var totalPages: Int { limit > 0 ? total / limit + (total % limit == 0 ? 0 : 1) : 0 }
 }

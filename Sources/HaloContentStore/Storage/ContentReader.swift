@@ -17,18 +17,19 @@ enum ContentReader {
         let valuesText: String = row[15]
         let tagsText: String = row[16]
         let extraText: String? = row[17]
-        let decoder = JSONDecoder()
         let values: [String: JSONValue]
         let tags: [WireTag]
         var extra: [String: JSONValue] = [:]
         do {
-            values = try decoder.decode([String: JSONValue].self, from: Data(valuesText.utf8))
-            tags = try decoder.decode([WireTag].self, from: Data(tagsText.utf8))
-            if let extraText {
-                extra = try decoder.decode([String: JSONValue].self, from: Data(extraText.utf8))
+            guard case .object(let object) = try JSONParser.parse(valuesText),
+                  case .array(let tagList) = try JSONParser.parse(tagsText) else {
+                throw JSONValueError("unexpected JSON shape")
             }
+            values = object
+            tags = try tagList.map(WireTag.init(stored:))
+            if let extraText, case .object(let object) = try JSONParser.parse(extraText) { extra = object }
         } catch {
-            throw ContentStoreError.corruptData("the stored body of instance \(id) is not valid JSON")
+            throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable (\(error))")
         }
         return WireInstance(
             id: id, module: row[2], name: row[3], values: values, tags: tags,

@@ -39,6 +39,9 @@ enum ContentSchema {
             CREATE INDEX content_instance_module_created ON content_instance(module, createdAt);
             CREATE INDEX content_instance_module_updated ON content_instance(module, updatedAt);
             CREATE INDEX content_instance_module_deleted ON content_instance(module, deletedAt);
+            CREATE INDEX content_instance_created ON content_instance(createdAt);
+            CREATE INDEX content_instance_updated ON content_instance(updatedAt);
+            CREATE INDEX content_instance_deleted ON content_instance(deletedAt) WHERE deletedAt IS NOT NULL;
 
             CREATE TABLE content_body (
                 pk INTEGER PRIMARY KEY,
@@ -51,6 +54,8 @@ enum ContentSchema {
                 field INTEGER PRIMARY KEY,
                 module TEXT NOT NULL,
                 name TEXT NOT NULL,
+                -- 1 once any instance stored several scalars in this field (a list or an object).
+                multi INTEGER NOT NULL DEFAULT 0,
                 UNIQUE (name, module)
             );
 

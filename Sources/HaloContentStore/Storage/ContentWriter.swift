@@ -14,6 +14,9 @@ final class ContentWriter {
     private let selectField: Statement
     /// (module, field name) → content_field.field; fields repeat on every instance of a module.
     private var fieldNumbers: [FieldKey: Int64] = [:]
+    /// Fields already marked `multi` by this writer.
+    private var multiFields: Set<Int64> = []
+    private let markMulti: Statement
 
     private struct FieldKey: Hashable {
         let module: String
@@ -44,6 +47,7 @@ final class ContentWriter {
         insertTag = try db.cachedStatement(sql: "INSERT INTO content_tag (instance, ord, name, value) VALUES (?, ?, ?, ?)")
         insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
         selectField = try db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ? AND module = ?")
+        markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
     }
 
     /// Inserts or replaces one instance (matched by `id`).
@@ -74,6 +78,10 @@ final class ContentWriter {
             try Self.forEachScalar(in: value, depth: 0) { scalar in
                 try insertScalar(scalar, instance: pk, field: field, ord: ord)
                 ord += 1
+            }
+            if ord > 1 && !multiFields.contains(field) {
+                try markMulti.execute(arguments: [field])
+                multiFields.insert(field)
             }
         }
         for (ord, tag) in instance.tags.enumerated() {
@@ -151,6 +159,17 @@ extension JSONValue {
 }
 
 extension WireTag {
+    /// Reads back a tag written by `jsonValue`.
+    init(stored value: JSONValue) throws {
+        guard case .object(let members) = value, let name = members["name"]?.stringValue else {
+            throw JSONValueError("a stored tag has no name")
+        }
+        let tagTypeObject = members["tagType"]?.objectValue
+        self.init(
+            id: members["id"]?.stringValue, name: name, value: members["value"]?.tagText ?? "",
+            tagType: tagTypeObject?["id"]?.stringValue ?? members["tagType"]?.stringValue, tagTypeObject: tagTypeObject)
+    }
+
     var jsonValue: JSONValue {
         var members: [String: JSONValue] = ["name": .string(name), "value": .string(value)]
         if let id { members["id"] = .string(id) }

@@ -79,3 +79,32 @@ extension ContentTables {
         }
     }
 }
+
+// MARK: - The client side: applying sync answers to a local copy (the SDK's offline cache)
+
+extension ContentTables {
+    /// Applies one chunk of a sync answer the way HALO clients do (§14.2): created and updated
+    /// instances are upserted (an id may come in both lists), deleted ids are removed outright.
+    public static func apply(_ chunk: SyncChunk, in db: Database) throws {
+        switch chunk {
+        case .created(let instances), .updated(let instances): try upsert(contentsOf: instances, in: db)
+        case .deleted(let ids): try hardDelete(ids: ids, in: db)
+        }
+    }
+
+    /// Applies a whole change set: created, then updated, then deleted.
+    public static func apply(_ changes: SyncChanges, in db: Database) throws {
+        try apply(.created(changes.created), in: db)
+        try apply(.updated(changes.updated), in: db)
+        try apply(.deleted(changes.deleted), in: db)
+    }
+
+    /// Removes every instance of a module, deleted or not (a first sync or a locale change
+    /// starts the module's local copy afresh, §14.3). Returns how many were removed.
+    @discardableResult
+    public static func removeAll(moduleId: String, in db: Database) throws -> Int {
+        let ids = try String.fetchAll(db, sql: "SELECT id FROM content_instance WHERE module = ?", arguments: [moduleId])
+        try hardDelete(ids: ids, in: db)
+        return ids.count
+    }
+}

@@ -54,7 +54,7 @@ extension HaloServerAdmin {
             "sku": .string(String(format: "SKU-%08d", index)),
             "rating": .number(Double(random.next() % 50) / 10),
             "releaseDate": .number(Double(base - Int64(random.next() % 1_000) * 86_400_000)),
-            "description": .string(random.words(62)),
+            "description": .string(random.words(78)),
         ]
         let created = base + Int64(index)
         return WireInstance(

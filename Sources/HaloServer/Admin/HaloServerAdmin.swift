@@ -8,12 +8,24 @@ public struct DemoCredentials: Sendable, Equatable {
     public var clientSecret: String
     public var editorEmail: String
     public var editorPassword: String
+
+    public init(clientId: String, clientSecret: String, editorEmail: String, editorPassword: String) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.editorEmail = editorEmail
+        self.editorPassword = editorPassword
+    }
 }
 
 /// An app client's credentials (the secret is only known at creation; it is stored hashed).
 public struct ClientCredentials: Sendable, Equatable {
     public var clientId: String
     public var clientSecret: String
+
+    public init(clientId: String, clientSecret: String) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+    }
 }
 
 /// Seeding and account management, for the `halo-server` command, the app's local workspace and tests.

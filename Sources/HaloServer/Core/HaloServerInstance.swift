@@ -4,6 +4,7 @@ import HaloContentStore
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The request context every route uses.
 typealias ServerContext = BasicRequestContext
@@ -28,12 +29,14 @@ public final class HaloServerInstance: Sendable {
     public let admin: HaloServerAdmin
 
     private let task: Task<Void, any Error>
+    private let serviceGroup: ServiceGroup
 
-    private init(baseURL: URL, port: Int, admin: HaloServerAdmin, task: Task<Void, any Error>) {
+    private init(baseURL: URL, port: Int, admin: HaloServerAdmin, task: Task<Void, any Error>, serviceGroup: ServiceGroup) {
         self.baseURL = baseURL
         self.port = port
         self.admin = admin
         self.task = task
+        self.serviceGroup = serviceGroup
     }
 
     /// Opens (and migrates) the database, binds the socket and starts serving. Returns once the
@@ -48,10 +51,13 @@ public final class HaloServerInstance: Sendable {
                 portContinuation.finish()
             },
             logger: application.logger)
+        // Our own group (no signal handlers: the host app owns those) so `stop()` can shut down gracefully.
+        let serviceGroup = ServiceGroup(
+            configuration: .init(services: [running], gracefulShutdownSignals: [], logger: application.logger))
         let task = Task {
             // Ends the port stream when the server stops or fails to bind, so `start` never hangs.
             defer { portContinuation.finish() }
-            try await running.run()
+            try await serviceGroup.run()
         }
         var iterator = portStream.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
@@ -62,7 +68,7 @@ public final class HaloServerInstance: Sendable {
         guard let url = URL(string: "http://\(urlHost(configuration.host)):\(port)") else {
             throw HaloServerStartError("Cannot form a URL for host \(configuration.host)")
         }
-        return HaloServerInstance(baseURL: url, port: port, admin: admin, task: task)
+        return HaloServerInstance(baseURL: url, port: port, admin: admin, task: task, serviceGroup: serviceGroup)
     }
 
     /// Runs in the foreground until SIGINT/SIGTERM, then shuts down gracefully (`halo-server serve`).
@@ -76,9 +82,9 @@ public final class HaloServerInstance: Sendable {
         ).runService()
     }
 
-    /// Stops accepting connections and waits for the server task to end.
+    /// Stops accepting connections, lets requests in flight finish, and waits for the server to end.
     public func stop() async {
-        task.cancel()
+        await serviceGroup.triggerGracefulShutdown()
         _ = await task.result
     }
 

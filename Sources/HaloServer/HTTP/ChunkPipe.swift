@@ -23,16 +23,23 @@ final class ChunkPipe: Sendable {
     private let state = Mutex(State())
     private let spaces: DispatchSemaphore
     private let capacity: Int
+    private let stallTimeout: DispatchTimeInterval
 
-    init(capacity: Int = 4) {
+    init(capacity: Int = 4, stallTimeout: DispatchTimeInterval = .seconds(120)) {
         self.capacity = capacity
+        self.stallTimeout = stallTimeout
         spaces = DispatchSemaphore(value: capacity)
     }
 
     /// Producer side (blocking). Returns false once the consumer has gone: stop producing.
     @discardableResult
     func send(_ item: Item) -> Bool {
-        spaces.wait()
+        // A consumer that never starts (the connection died before the body was written) must not
+        // pin a database reader forever: give up after a generous stall.
+        if spaces.wait(timeout: .now() + stallTimeout) == .timedOut {
+            state.withLock { $0.consumerGone = true }
+            return false
+        }
         let waiter: CheckedContinuation<Item, Never>? = state.withLock { state in
             if state.consumerGone { return nil }
             if let waiter = state.waiter {

@@ -1,6 +1,7 @@
 import Foundation
 import HaloContentStore
 import Hummingbird
+import NIOCore
 
 /// Reads request bodies and queries, turning every client mistake into a 4xx `APIError`.
 enum RequestInput {
@@ -13,6 +14,8 @@ enum RequestInput {
             let buffer = try await request.collectBody(upTo: limit)
             return Data(buffer.readableBytesView)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError(.contentTooLarge, "Request body is larger than the limit of \(limit) bytes")
+        } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "Request body is larger than the limit of \(limit) bytes")
         }
     }

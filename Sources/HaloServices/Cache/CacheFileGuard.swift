@@ -49,7 +49,7 @@ enum CacheFileGuard {
 
     /// Renames the file (and its WAL/SHM companions) to `<name>.corrupt-<UTC timestamp>`; returns the new path.
     @discardableResult
-    static func moveAside(_ file: URL, reason: String, logger: Logger) throws -> URL {
+    static func moveAside(_ file: URL, reason: String, logger: Logging.Logger) throws -> URL {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

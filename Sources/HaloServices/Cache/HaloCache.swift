@@ -16,7 +16,7 @@ public final class HaloCache: Sendable {
     /// Where a rejected file was moved at open, if one was (for the app to mention).
     public let movedAsideFile: URL?
     let pool: DatabasePool
-    let logger: Logger
+    let logger: Logging.Logger
 
     /// Opens (creating or rebuilding if needed) the cache of the server at `baseURL` in
     /// `$XDG_CACHE_HOME/halo-desk/`.
@@ -25,7 +25,7 @@ public final class HaloCache: Sendable {
     }
 
     /// Opens (creating or rebuilding if needed) the cache at `file`.
-    public init(file: URL, logger: Logger = Logger(label: "halo.cache")) throws {
+    public init(file: URL, logger: Logging.Logger = Logging.Logger(label: "halo.cache")) throws {
         self.file = file
         self.logger = logger
         do {

@@ -140,13 +140,7 @@ public enum HTTPStreaming {
         _ work: @escaping @Sendable (_ isCancelled: @escaping () -> Bool) throws -> T
     ) async throws -> T {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let thread = Thread {
-                    continuation.resume(with: Result { try work(flag.isSet) })
-                }
-                thread.stackSize = 1 << 20
-                thread.start()
-            }
+            try await BlockingWork.run(name: "halo-http-stream") { Result { try work(flag.isSet) } }.get()
         } onCancel: {
             flag.set()
         }

@@ -53,24 +53,14 @@ extension HaloCache {
     /// deleted removes), remembering which module ids the key covers.
     func applySyncChunk(key: String, upserts: [WireInstance], deletions: [String]) throws {
         guard !upserts.isEmpty || !deletions.isEmpty else { return }
-        try write { db in
-            try ContentTables.upsert(contentsOf: upserts, in: db)
-            if !deletions.isEmpty { try ContentTables.hardDelete(ids: deletions, in: db) }
-            for module in Set(upserts.map(\.module)) {
-                try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, module])
-            }
-        }
+        try write { db in try Self.apply(key: key, upserts: upserts, deletions: deletions, in: db) }
     }
 
     /// Applies the answer's last chunk, moves the sync point and appends the log entry, atomically.
     func finishSync(key: String, locale: String, entry: SyncLogEntry, upserts: [WireInstance], deletions: [String]) throws {
         let timestamp = HaloTimestamp.milliseconds(from: entry.syncDate)
         try write { db in
-            try ContentTables.upsert(contentsOf: upserts, in: db)
-            if !deletions.isEmpty { try ContentTables.hardDelete(ids: deletions, in: db) }
-            for module in Set(upserts.map(\.module)) {
-                try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, module])
-            }
+            try Self.apply(key: key, upserts: upserts, deletions: deletions, in: db)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, ?, 0)
                 """, arguments: [key, locale, timestamp])
@@ -82,17 +72,25 @@ extension HaloCache {
         }
     }
 
+    /// Upserts (created and updated alike: clients upsert, §14.2), then deletions, and records
+    /// which module ids `key` covers.
+    private static func apply(key: String, upserts: [WireInstance], deletions: [String], in db: Database) throws {
+        try ContentTables.apply(.updated(upserts), in: db)
+        if !deletions.isEmpty { try ContentTables.apply(.deleted(deletions), in: db) }
+        for module in Set(upserts.map(\.module)) {
+            try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, module])
+        }
+    }
+
     /// The module ids synced under `key` (the id itself, or every id seen under a name).
     func syncedModuleIds(key: String, in db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT moduleId FROM cache_sync_module WHERE syncKey = ? ORDER BY moduleId", arguments: [key])
     }
 
     private static func dropInstances(key: String, in db: Database) throws {
-        let ids = try String.fetchAll(db, sql: """
-            SELECT i.id FROM content_instance i
-            WHERE i.module IN (SELECT moduleId FROM cache_sync_module WHERE syncKey = ?)
-            """, arguments: [key])
-        try ContentTables.hardDelete(ids: ids, in: db)
+        for module in try String.fetchAll(db, sql: "SELECT moduleId FROM cache_sync_module WHERE syncKey = ?", arguments: [key]) {
+            try ContentTables.removeAll(moduleId: module, in: db)
+        }
         try db.execute(sql: "DELETE FROM cache_sync_module WHERE syncKey = ?", arguments: [key])
     }
 

@@ -33,11 +33,16 @@ public struct BatchOperations: Hashable, Sendable, HaloWireEncodable {
     /// Ids of modules whose instances are all deleted.
     public private(set) var truncated: [String] = []
 
+    /// An empty batch.
     public init() {}
 
+    /// Creates the instance (its id, if any, is ignored by the server).
     public mutating func create(_ instance: ContentInstance) { created.append(instance) }
+    /// Updates the instance (it must have an id).
     public mutating func update(_ instance: ContentInstance) { updated.append(instance) }
+    /// Creates the instance, or updates it when its id exists.
     public mutating func createOrUpdate(_ instance: ContentInstance) { createdOrUpdated.append(instance) }
+    /// Deletes the instance with this id.
     public mutating func delete(instanceId: String) { deleted.append(instanceId) }
     /// Deletes an instance; one without an id cannot be deleted and is reported as invalid input.
     public mutating func delete(_ instance: ContentInstance) throws {
@@ -46,6 +51,7 @@ public struct BatchOperations: Hashable, Sendable, HaloWireEncodable {
         }
         deleted.append(id)
     }
+    /// Deletes every instance of the module.
     public mutating func truncate(moduleId: String) { truncated.append(moduleId) }
 
     /// Adds an instance operation by type (the iOS `addOperation` form). `truncate` uses the

@@ -13,6 +13,10 @@ public enum AnyJSONConversion {
         switch value {
         case let json as JSONValue: return json
         case is NSNull: return .null
+        case let number as NSNumber:
+            // Foundation containers (JSONSerialization, plists) hold booleans as NSNumber "c".
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+            return number.doubleValue.isFinite ? .number(number.doubleValue) : .null
         case let bool as Bool: return .bool(bool)
         case let string as String: return .string(string)
         case let substring as Substring: return .string(String(substring))

@@ -74,7 +74,7 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
         }
         tagList = try object.list("tags", Tag.init(wire:))
         guard let created = object.date("createdAt") else {
-            throw HaloError.invalidResponse(status: nil, message: "The content instance \(id ?? name) has no \"createdAt\" timestamp.")
+            throw HaloError.invalidResponse(status: nil, message: "The content instance\(id.map { " \($0)" } ?? "") has no \"createdAt\" timestamp.")
         }
         createdAt = created
         updatedAt = object.date("updatedAt")
@@ -143,10 +143,15 @@ extension ContentInstance {
         values[key] = nil
     }
 
+    /// A text field (nil when absent or not text).
     public func string(_ key: String) -> String? { values[key]?.stringValue }
+    /// A number field.
     public func double(_ key: String) -> Double? { values[key]?.doubleValue }
+    /// A Boolean field.
     public func bool(_ key: String) -> Bool? { values[key]?.boolValue }
+    /// A List / multiple-choice field.
     public func array(_ key: String) -> [JSONValue]? { values[key]?.arrayValue }
+    /// An Object field (or a Localized text field's per-locale object).
     public func object(_ key: String) -> [String: JSONValue]? { values[key]?.objectValue }
 
     /// A whole number (fractional values rounded).
@@ -179,8 +184,12 @@ extension ContentInstance {
     /// Draft: never published, archived, removed or deleted (the SDKs' "drafts" preset, §11.2).
     public var isDraft: Bool { publishedAt == nil && archivedAt == nil && removedAt == nil && deletedAt == nil }
 
+    /// `isPublished(at:)` now.
     public var isPublished: Bool { isPublished() }
+    /// `isRemoved(at:)` now.
     public var isRemoved: Bool { isRemoved() }
+    /// `isDeleted(at:)` now.
     public var isDeleted: Bool { isDeleted() }
+    /// `isArchived(at:)` now.
     public var isArchived: Bool { isArchived() }
 }

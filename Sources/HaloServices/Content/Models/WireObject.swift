@@ -13,15 +13,29 @@ public protocol HaloWireEncodable: Sendable {
 }
 
 extension HaloWireDecodable {
-    /// Parses JSON text and reads the model from it; invalid JSON is a `HaloError.invalidResponse`.
+    /// Parses JSON text (strictly: trailing commas and other syntax errors are refused) and reads
+    /// the model from it; invalid JSON is a `HaloError.invalidResponse`.
     public init(wireData data: Data) throws {
         let json: JSONValue
         do {
+            try StrictJSONSyntax.validate(data)
             json = try JSONValue(data: data)
+        } catch let error as HaloError {
+            throw error.prefixed(with: "\(Self.self)")
         } catch {
             throw HaloError.invalidResponse(status: nil, message: "\(Self.self): \(error)")
         }
         try self.init(wire: json)
+    }
+}
+
+extension HaloError {
+    /// The same error with its message prefixed by the model being read.
+    fileprivate func prefixed(with what: String) -> HaloError {
+        if case .invalidResponse(let status, let message) = self {
+            return .invalidResponse(status: status, message: "\(what): \(message)")
+        }
+        return self
     }
 }
 

@@ -30,6 +30,16 @@ public indirect enum SearchFilter: Hashable, Sendable, HaloWireDecodable, HaloWi
     /// Reads a filter tree from wire JSON; an unknown operation or condition, or a node that is
     /// neither kind, is a `HaloError.invalidInput` naming the problem.
     public init(wire: JSONValue) throws {
+        try self.init(wire: wire, depth: 0)
+    }
+
+    /// Trees deeper than this are refused, so hostile input cannot exhaust the stack.
+    static let maxDepth = 100
+
+    private init(wire: JSONValue, depth: Int) throws {
+        guard depth < Self.maxDepth else {
+            throw HaloError.invalidInput(message: "The search filter nests deeper than \(Self.maxDepth) levels.")
+        }
         guard case .object(let fields) = wire else {
             throw HaloError.invalidInput(message: "A search filter must be a JSON object, got \(wire.wireKindName).")
         }
@@ -40,7 +50,7 @@ public indirect enum SearchFilter: Hashable, Sendable, HaloWireDecodable, HaloWi
             guard case .array(let operands)? = fields["operands"] else {
                 throw HaloError.invalidInput(message: "The \"\(parsed.rawValue)\" filter has no \"operands\" array.")
             }
-            self = .group(parsed, try operands.map(SearchFilter.init(wire:)))
+            self = .group(parsed, try operands.map { try SearchFilter(wire: $0, depth: depth + 1) })
         } else if let operation = fields["operation"] {
             guard let raw = operation.stringValue, let parsed = SearchFilterOperation(rawValue: raw) else {
                 throw HaloError.invalidInput(message: "Unknown filter operation \(operation.jsonString()).")

@@ -11,14 +11,16 @@ import Foundation
 /// comparison := property operator value
 /// property   := word | quoted-string                 -- quote names with spaces: "Artwork ID"
 /// operator   := "=" | "==" | "!=" | ">" | "<" | ">=" | "<=" | "in" | "!in" | "not in" | "like"
-/// value      := number | quoted-string | "true" | "false" | "null" | word | list
+/// value      := number | quoted-string | "true" | "false" | "null" | date | word | list
+/// date       := "@" (epoch-milliseconds | ISO 8601 date or date-time)   -- sent as ms, type "date"
 /// list       := "[" [value ("," value)*] "]"
 /// word       := letters, digits and _ . - : (starting with a letter or _)
 /// ```
 /// Strings are written in `"…"` or `'…'` with `\` escaping the next character. A bare word
 /// value is a string (`title like ab`). Chains of the same connective flatten into one group
 /// (`a and b and c` → one `and` with three operands); operand order is kept as written.
-/// Value types follow the seed functions' inference (§11.2).
+/// Value types follow the seed functions' inference (§11.2); dates (`@2024-05-01`,
+/// `@2024-05-01T10:00:00Z`, `@1714557600000`) become milliseconds with type `date`.
 extension SearchFilter {
     /// Parses an infix filter expression; a syntax error is a `HaloError.invalidInput` that says
     /// what was expected and at which character (1-based).
@@ -37,6 +39,8 @@ private struct FilterToken: Equatable {
         case word(String)
         case string(String)
         case number(Double)
+        /// A date literal, as epoch milliseconds.
+        case date(Double)
         case symbol(String)  // ( ) [ ] , and the comparison operators
 
         var display: String {
@@ -44,6 +48,7 @@ private struct FilterToken: Equatable {
             case .word(let w): return "'\(w)'"
             case .string(let s): return "\"\(s)\""
             case .number(let n): return JSONValue.number(n).jsonString()
+            case .date(let ms): return "@" + JSONValue.number(ms).jsonString()
             case .symbol(let s): return "'\(s)'"
             }
         }
@@ -124,6 +129,15 @@ private enum FilterExpressionLexer {
                 }
                 tokens.append(FilterToken(kind: .number(number), position: start))
                 i = j
+            } else if c == "@" {
+                var j = i + 1
+                while j < chars.count && (isWordPart(chars[j]) || chars[j] == "+") { j += 1 }
+                let literal = String(chars[(i + 1)..<j])
+                guard let ms = dateMilliseconds(literal) else {
+                    throw HaloError.invalidInput(message: "'@\(literal)' at character \(start) of the filter is not a date (use @2024-05-01, @2024-05-01T10:00:00Z or @<epoch ms>).")
+                }
+                tokens.append(FilterToken(kind: .date(ms), position: start))
+                i = j
             } else if isWordStart(c) {
                 var j = i + 1
                 while j < chars.count && isWordPart(chars[j]) { j += 1 }
@@ -134,6 +148,20 @@ private enum FilterExpressionLexer {
             }
         }
         return tokens
+    }
+
+    /// Epoch milliseconds of `1714557600000`, `2024-05-01` (UTC midnight) or an ISO 8601 date-time.
+    static func dateMilliseconds(_ text: String) -> Double? {
+        if !text.isEmpty, text.allSatisfy(\.isNumber), let ms = Double(text) { return ms }
+        let formatter = ISO8601DateFormatter()
+        var options: [ISO8601DateFormatter.Options] = [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
+        ]
+        while !options.isEmpty {
+            formatter.formatOptions = options.removeFirst()
+            if let date = formatter.date(from: text) { return Double(HaloTimestamp.milliseconds(from: date)) }
+        }
+        return nil
     }
 }
 
@@ -179,9 +207,18 @@ private struct FilterExpressionParser {
         return operands.count == 1 ? operands[0] : .group(.and, operands.flatMap { $0.operands(of: .and) })
     }
 
+    /// Open parentheses; bounded so hostile input cannot exhaust the stack.
+    private var depth = 0
+    static let maxDepth = 100
+
     mutating func parseFactor() throws -> SearchFilter {
         if isSymbol(peek, "(") {
+            guard depth < Self.maxDepth else {
+                throw HaloError.invalidInput(message: "The filter nests parentheses deeper than \(Self.maxDepth).")
+            }
             index += 1
+            depth += 1
+            defer { depth -= 1 }
             let inner = try parseExpression()
             guard isSymbol(peek, ")") else { throw failure(expected: "')'") }
             index += 1
@@ -199,8 +236,8 @@ private struct FilterExpressionParser {
         }
         index += 1
         let operation = try parseOperator()
-        let value = try parseValue()
-        let type = SearchFilter.inferredType(of: value)
+        let (value, isDate) = try parseValue()
+        let type = isDate ? "date" : SearchFilter.inferredType(of: value)
         return .comparison(operation: operation, property: property, value: value, type: type)
     }
 
@@ -224,29 +261,34 @@ private struct FilterExpressionParser {
         }
     }
 
-    mutating func parseValue() throws -> JSONValue {
+    /// A value, and whether it is a date (for a list: whether its first element is).
+    mutating func parseValue() throws -> (JSONValue, isDate: Bool) {
         guard let token = peek else { throw failure(expected: "a value") }
         switch token.kind {
-        case .number(let n): index += 1; return .number(n)
-        case .string(let s): index += 1; return .string(s)
+        case .number(let n): index += 1; return (.number(n), false)
+        case .date(let ms): index += 1; return (.number(ms), true)
+        case .string(let s): index += 1; return (.string(s), false)
         case .word(let w):
             index += 1
             switch w.lowercased() {
-            case "true": return .bool(true)
-            case "false": return .bool(false)
-            case "null": return .null
-            default: return .string(w)
+            case "true": return (.bool(true), false)
+            case "false": return (.bool(false), false)
+            case "null": return (.null, false)
+            default: return (.string(w), false)
             }
         case .symbol("["):
             index += 1
             var items: [JSONValue] = []
-            if isSymbol(peek, "]") { index += 1; return .array(items) }
+            var firstIsDate = false
+            if isSymbol(peek, "]") { index += 1; return (.array(items), false) }
             while true {
-                items.append(try parseValue())
+                let (item, isDate) = try parseValue()
+                if items.isEmpty { firstIsDate = isDate }
+                items.append(item)
                 if isSymbol(peek, ",") { index += 1; continue }
                 guard isSymbol(peek, "]") else { throw failure(expected: "',' or ']'") }
                 index += 1
-                return .array(items)
+                return (.array(items), firstIsDate)
             }
         default: throw failure(expected: "a value")
         }
@@ -258,5 +300,48 @@ extension SearchFilter {
     fileprivate func operands(of condition: SearchFilterCondition) -> [SearchFilter] {
         if case .group(let own, let operands) = self, own == condition { return operands }
         return [self]
+    }
+}
+
+extension SearchFilter {
+    /// The filter written in the expression language of `parse(expression:)`, e.g.
+    /// `price >= 10 and (inStock = true or title like "ab")`. Parsing it gives the same tree
+    /// (`date` values are written `@<ms>`), except for `type` overrides the language cannot
+    /// express (e.g. `number` on a string), which come back inferred from the value.
+    public var expression: String { render(nestedIn: nil) }
+
+    private func render(nestedIn parent: SearchFilterCondition?) -> String {
+        switch self {
+        case .group(let condition, let operands):
+            guard !operands.isEmpty else { return "" }
+            let text = operands.map { $0.render(nestedIn: condition) }.joined(separator: " \(condition.rawValue) ")
+            // Parenthesize a nested group unless it is the same connective (which flattens anyway).
+            return parent == nil || parent == condition || operands.count == 1 ? text : "(\(text))"
+        case .comparison(let operation, let property, let value, let type):
+            return "\(Self.renderProperty(property)) \(operation.rawValue) \(Self.renderValue(value, asDate: type == "date"))"
+        }
+    }
+
+    private static let keywords: Set<String> = ["and", "or", "in", "not", "like", "true", "false", "null"]
+
+    private static func renderProperty(_ name: String) -> String {
+        let isWord = name.first.map { $0.isLetter || $0 == "_" } ?? false
+            && name.allSatisfy { $0.isLetter || $0.isNumber || "_.-:".contains($0) }
+        return isWord && !keywords.contains(name.lowercased()) ? name : renderString(name)
+    }
+
+    private static func renderString(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    private static func renderValue(_ value: JSONValue, asDate: Bool) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .number: return (asDate ? "@" : "") + value.jsonString()
+        case .string(let s): return renderString(s)
+        case .array(let items): return "[" + items.map { renderValue($0, asDate: asDate) }.joined(separator: ", ") + "]"
+        case .object: return renderString(value.jsonString())
+        }
     }
 }

@@ -60,15 +60,18 @@ public struct SearchQuery: Hashable, Sendable {
     /// Seconds the server may cache the answer (`to-cache` header); 0 = do not cache.
     public private(set) var serverCacheSeconds = 0
 
+    /// An empty query: every instance the credentials may see, paginated by the server.
     public init() {}
 
     // MARK: Builders (each returns a modified copy)
 
+    /// Only instances of these modules.
     public func moduleIds(_ ids: [String]) -> SearchQuery { with { $0.moduleIds = ids } }
     /// One module by name.
     public func moduleName(_ name: String) -> SearchQuery { with { $0.moduleName = name } }
     /// Several modules by name (iOS `moduleNames`).
     public func moduleNames(_ names: [String]) -> SearchQuery { with { $0.moduleNames = names } }
+    /// Only these instances.
     public func instanceIds(_ ids: [String]) -> SearchQuery { with { $0.instanceIds = ids } }
     /// Adds instances related through `fieldName` to any of `instanceIds`.
     public func addRelatedInstances(fieldName: String, instanceIds: [String]) -> SearchQuery {
@@ -92,11 +95,13 @@ public struct SearchQuery: Hashable, Sendable {
     public func tags(_ tags: [Tag]) -> SearchQuery { with { $0.tags = tags } }
     /// Also segment by the current device's tags, appended when the body is built.
     public func segmentWithDevice(_ segment: Bool) -> SearchQuery { with { $0.segmentWithDevice = segment } }
+    /// Whether items must share one (`partial`, default) or all (`total`) segmentation tags.
     public func segmentMode(_ mode: SegmentMode) -> SearchQuery { with { $0.segmentMode = mode } }
     /// Adds a sort criterion; several chain as `"createdAt asc,updatedAt desc"`.
     public func addSortBy(field: SortBy, order: SortingOrder) -> SearchQuery {
         with { $0.sort.append(SortCriterion(field: field, order: order)) }
     }
+    /// Localized text fields come back as the text for this locale.
     public func locale(_ locale: HaloLocale) -> SearchQuery { with { $0.locale = locale } }
     /// One explicit page (`{"page":p,"limit":l,"skip":"false"}`).
     public func pagination(page: Int, limit: Int) -> SearchQuery { with { $0.pagination = .page(page, limit: limit) } }

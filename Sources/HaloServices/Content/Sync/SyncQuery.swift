@@ -19,8 +19,13 @@ public struct SyncQuery: Hashable, Sendable, HaloWireEncodable {
     public private(set) var fromSync: Date?
     public private(set) var toSync: Date?
 
+    /// Syncs the module with this id.
     public init(moduleId: String) { module = .id(moduleId) }
+    /// Syncs the module with this name.
     public init(moduleName: String) { module = .name(moduleName) }
+    /// The seed's empty builder: choose the module with `moduleId(_:)` or `moduleName(_:)`
+    /// (`validate()` refuses a query without one).
+    public init() { module = .id("") }
 
     public var moduleId: String? { if case .id(let id) = module { return id } else { return nil } }
     public var moduleName: String? { if case .name(let name) = module { return name } else { return nil } }
@@ -32,9 +37,23 @@ public struct SyncQuery: Hashable, Sendable, HaloWireEncodable {
         }
     }
 
+    /// Selects the module by id (replacing a name).
+    public func moduleId(_ id: String) -> SyncQuery { var copy = self; copy.module = .id(id); return copy }
+    /// Selects the module by name (replacing an id).
+    public func moduleName(_ name: String) -> SyncQuery { var copy = self; copy.module = .name(name); return copy }
+    /// The locale of the synced texts (default `en-US`).
     public func locale(_ locale: HaloLocale) -> SyncQuery { var copy = self; copy.locale = locale; return copy }
+    /// Only changes after this date (the previous result's `syncDate`); nil for a first sync.
     public func fromSync(_ date: Date?) -> SyncQuery { var copy = self; copy.fromSync = date; return copy }
+    /// Only changes up to this date.
     public func toSync(_ date: Date?) -> SyncQuery { var copy = self; copy.toSync = date; return copy }
+
+    /// Throws `HaloError.invalidInput` when no module was chosen (an empty id or name).
+    public func validate() throws {
+        if moduleKey.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw HaloError.invalidInput(message: "The sync query names no module: set moduleId or moduleName.")
+        }
+    }
 
     /// Whether this is a first sync (no `fromSync`): cacheable, and to be followed by an
     /// incremental one from the answer's `syncTimestamp` (§14.3).

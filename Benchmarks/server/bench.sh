@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# HaloServer benchmark: search latency under load vs a naive json_extract scan, and full-sync
+# time / memory. Prints figures; takes a few minutes on 2 cores.
+#
+#   Benchmarks/server/bench.sh            # from the package root
+#   KEEP=1 Benchmarks/server/bench.sh     # keep the data directories for inspection
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+INSTANCES=${INSTANCES:-100000}
+MODULES=${MODULES:-10}
+DURATION=${DURATION:-15s}
+CONNECTIONS=${CONNECTIONS:-32}
+BIG_SYNC=${BIG_SYNC:-100000}
+
+echo "== building release halo-server"
+swift build -c release --product halo-server 2>&1 | grep -E "error|Compiling|Build complete" | tail -2
+BIN="$(swift build -c release --show-bin-path)/halo-server"
+
+WORK=$(mktemp -d /tmp/halo-server-bench.XXXXXX)
+SERVER_PID=""
+cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "data kept in $WORK"; fi
+}
+trap cleanup EXIT
+
+# start_server DIR: starts `serve --port 0`, sets SERVER_PID and BASE.
+start_server() {
+  "$BIN" serve --port 0 --data "$1" --quiet 2> "$WORK/server.log" &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" 2>/dev/null | grep -o '[0-9]*$' || true)
+    [ -n "$PORT" ] && break
+    sleep 0.1
+  done
+  [ -n "$PORT" ] || { echo "server did not start"; cat "$WORK/server.log"; exit 1; }
+  BASE="http://127.0.0.1:$PORT"
+}
+stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+hwm_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
+token_for() { # DIR -> access token of a new editor client
+  local creds id secret
+  creds=$("$BIN" client add --editor --data "$1")
+  id=$(echo "$creds" | awk '/client id/ {print $3}')
+  secret=$(echo "$creds" | awk '/client secret/ {print $3}')
+  curl -s -X POST "$BASE/api/oauth/token?_app" \
+    --data-urlencode grant_type=client_credentials --data-urlencode "client_id=$id" --data-urlencode "client_secret=$secret" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])'
+}
+
+echo "== seeding $INSTANCES instances in $MODULES modules"
+DATA="$WORK/data"
+/usr/bin/time -f "   seed wall time: %e s, max RSS %M KB" "$BIN" seed --instances "$INSTANCES" --modules "$MODULES" --seed 1 --data "$DATA" | head -1
+DB="$DATA/halo.sqlite"
+echo "   database size: $(du -h "$DB" | cut -f1)"
+
+start_server "$DATA"
+TOKEN=$(token_for "$DATA")
+
+# The nested 4-condition filter across all modules, page of 50 with totals.
+BODY='{"searchValues":{"condition":"and","operands":[{"operation":">=","property":"price","value":10,"type":"number"},{"operation":"<=","property":"price","value":500,"type":"number"},{"condition":"or","operands":[{"operation":"=","property":"inStock","value":true,"type":"string"},{"operation":"like","property":"title","value":"ab","type":"string"}]}]},"pagination":{"page":1,"limit":50,"skip":false}}'
+ANSWER=$(curl -s -X POST "$BASE/api/generalcontent/instance/search" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "$BODY")
+SERVER_TOTAL=$(echo "$ANSWER" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["pagination"]["totalItems"], len(d["items"]))')
+echo "   server answer: totalItems, items = $SERVER_TOTAL"
+
+cat > "$WORK/search.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '$BODY'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+LUA
+echo "== wrk: $CONNECTIONS connections, $DURATION"
+wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$WORK/search.lua" "$BASE/api/generalcontent/instance/search" > "$WORK/wrk.txt"
+grep -E "Latency|50%|90%|99%|Requests/sec|Non-2xx|Socket errors" "$WORK/wrk.txt" | sed 's/^/   /'
+P50=$(awk '$1=="50%" {print $2}' "$WORK/wrk.txt")
+P99=$(awk '$1=="99%" {print $2}' "$WORK/wrk.txt")
+
+# One request at a time (no queueing): the latency of the search itself.
+python3 - "$BASE" "$TOKEN" "$BODY" > "$WORK/serial.txt" <<'PY'
+import sys, time, urllib.request, statistics
+base, token, body = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+times = []
+for _ in range(60):
+    request = urllib.request.Request(base + "/api/generalcontent/instance/search", data=body, method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": "Bearer " + token})
+    start = time.perf_counter(); urllib.request.urlopen(request).read(); times.append((time.perf_counter() - start) * 1000)
+times.sort()
+print(f"{statistics.median(times):.2f} {times[int(len(times) * 0.99) - 1]:.2f}")
+PY
+read SERIAL_P50 SERIAL_P99 < "$WORK/serial.txt"
+echo "   one client, 60 requests: p50 ${SERIAL_P50} ms, p99 ${SERIAL_P99} ms"
+
+echo "== naive json_extract full scan in sqlite3 (same DB, same predicate, page of 50 + total)"
+NAIVE_SQL="WITH m AS (SELECT i.id, i.createdAt FROM content_instance i JOIN content_body b ON b.pk = i.pk
+  WHERE i.deletedAt IS NULL
+    AND json_extract(b.values_json, '\$.price') >= 10 AND json_extract(b.values_json, '\$.price') <= 500
+    AND (json_extract(b.values_json, '\$.inStock') = 1 OR lower(json_extract(b.values_json, '\$.title')) LIKE '%ab%'))
+SELECT (SELECT count(*) FROM m) AS total, id FROM m ORDER BY createdAt DESC, id LIMIT 50;"
+NAIVE_TIMES=()
+for _ in 1 2 3 4 5; do
+  START=$(date +%s%N)
+  NAIVE_TOTAL=$(sqlite3 -readonly "$DB" "$NAIVE_SQL" | head -1 | cut -d'|' -f1)
+  NAIVE_TIMES+=($(( ($(date +%s%N) - START) / 1000 )))
+done
+NAIVE_MS=$(printf '%s\n' "${NAIVE_TIMES[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}')
+echo "   naive total: $NAIVE_TOTAL (server said ${SERVER_TOTAL% *}); median of 5 runs: ${NAIVE_MS} ms"
+python3 - "$P50" "$SERIAL_P50" "$NAIVE_MS" <<'PY'
+import sys
+def ms(text):
+    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if text.endswith(unit): return float(text[:-len(unit)]) * factor
+    return float(text)
+wrk_p50, serial_p50, naive = ms(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+print(f"   ratio naive / server p50: {naive / serial_p50:.1f}x (one client), {naive / wrk_p50:.1f}x (under wrk load)")
+PY
+
+echo "== full sync of one $((INSTANCES / MODULES))-instance module"
+MODULE=$(curl -s "$BASE/api/generalcontent/module?skip=true" -H "Authorization: Bearer $TOKEN" |
+  python3 -c 'import json,sys; print([m["id"] for m in json.load(sys.stdin) if m["name"] == "Bench 1"][0])')
+BEFORE=$(rss_kb "$SERVER_PID")
+/usr/bin/time -f "%e" -o "$WORK/sync.time" curl -s -X POST "$BASE/api/generalcontent/instance/sync" \
+  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "{\"moduleId\":\"$MODULE\"}" -o "$WORK/sync.json"
+AFTER=$(hwm_kb "$SERVER_PID")
+COUNT=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["created"]))' "$WORK/sync.json")
+echo "   created: $COUNT instances, $(du -h "$WORK/sync.json" | cut -f1) in $(cat "$WORK/sync.time") s"
+echo "   server RSS before ${BEFORE} KB, peak after ${AFTER} KB: growth $(( (AFTER - BEFORE) / 1024 )) MB (target < 200 MB)"
+stop_server
+
+if [ "$BIG_SYNC" -gt 0 ]; then
+  echo "== full sync of one $BIG_SYNC-instance module"
+  BIG="$WORK/big"
+  "$BIN" seed --instances "$BIG_SYNC" --modules 1 --seed 2 --data "$BIG" | head -1 | sed 's/^/   /'
+  start_server "$BIG"
+  TOKEN=$(token_for "$BIG")
+  BEFORE=$(rss_kb "$SERVER_PID")
+  /usr/bin/time -f "%e" -o "$WORK/big.time" curl -s -X POST "$BASE/api/generalcontent/instance/sync" \
+    -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"moduleName":"Bench 1"}' -o "$WORK/big.json"
+  AFTER=$(hwm_kb "$SERVER_PID")
+  COUNT=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["created"]))' "$WORK/big.json")
+  echo "   created: $COUNT instances, $(du -h "$WORK/big.json" | cut -f1) in $(cat "$WORK/big.time") s"
+  echo "   server RSS before ${BEFORE} KB, peak after ${AFTER} KB: growth $(( (AFTER - BEFORE) / 1024 )) MB"
+  stop_server
+fi

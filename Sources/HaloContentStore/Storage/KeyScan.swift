@@ -1,0 +1,42 @@
+import GRDB
+import GRDBSQLite
+
+/// Steps a prepared SELECT with the SQLite C API and hands each row's integer columns to `body`.
+///
+/// Search turns every comparison into a scan of up to 100,000 keys; going through GRDB's
+/// cursors costs several times SQLite's own work per row (retain/release per step), so the hot
+/// loop talks to SQLite directly. The statement is still prepared, bound and validated by GRDB,
+/// and the access is registered so `ValueObservation` keeps tracking these tables.
+enum KeyScan {
+    static func forEach(
+        _ statement: Statement, arguments: StatementArguments, in db: Database, _ body: (_ row: OpaquePointer) -> Void
+    ) throws {
+        try statement.setArguments(arguments)
+        try db.registerAccess(to: statement.databaseRegion)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_ROW {
+                body(handle)
+            } else if code == SQLITE_DONE {
+                return
+            } else {
+                let message = sqlite3_errmsg(sqlite3_db_handle(handle)).map { String(cString: $0) }
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            }
+        }
+    }
+
+    /// The set of the first column's integers.
+    static func rowSet(_ sql: String, _ arguments: StatementArguments = [], capacity: Int64, in db: Database) throws -> RowSet {
+        var result = RowSet(capacity: capacity)
+        try forEach(db.cachedStatement(sql: sql), arguments: arguments, in: db) { row in
+            result.insert(sqlite3_column_int64(row, 0))
+        }
+        return result
+    }
+
+    /// Column `index` of the current row as an integer.
+    static func int64(_ row: OpaquePointer, _ index: Int32) -> Int64 { sqlite3_column_int64(row, index) }
+}

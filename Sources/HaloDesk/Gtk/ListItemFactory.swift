@@ -1,0 +1,50 @@
+import CGtk
+
+/// A `GtkSignalListItemFactory` driven by Swift closures.
+///
+/// `makeRow` builds a row's widgets once per recycled list item; `bind` fills them for a row
+/// position (from an `IndexListModel`). Row objects are kept per list item and dropped on teardown.
+@MainActor
+final class ListItemFactory<Row: AnyObject> {
+    let factory: GObjectRef
+    private var rows: [UInt: Row] = [:]
+    private let makeRow: @MainActor () -> (row: Row, widget: Widget)
+    private let bind: @MainActor (Row, Int) -> Void
+
+    /// How many list items currently hold a bound row (tests use it to prove rows are virtualized).
+    private(set) var boundCount = 0
+    private var bound: Set<UInt> = []
+
+    init(makeRow: @escaping @MainActor () -> (row: Row, widget: Widget), bind: @escaping @MainActor (Row, Int) -> Void) {
+        factory = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_signal_list_item_factory_new()))
+        self.makeRow = makeRow
+        self.bind = bind
+        factory.onPointer("setup") { [unowned self] item in self.setup(item) }
+        factory.onPointer("bind") { [unowned self] item in self.bindItem(item) }
+        factory.onPointer("unbind") { [unowned self] item in self.unbindItem(item) }
+        factory.onPointer("teardown") { [unowned self] item in
+            guard let item else { return }
+            self.rows[UInt(bitPattern: item)] = nil
+        }
+    }
+
+    private func setup(_ item: UnsafeMutableRawPointer?) {
+        guard let item else { return }
+        let (row, widget) = makeRow()
+        rows[UInt(bitPattern: item)] = row
+        gtk_list_item_set_child(halo_list_item(item), widget.widget)
+    }
+
+    private func bindItem(_ item: UnsafeMutableRawPointer?) {
+        guard let item, let row = rows[UInt(bitPattern: item)],
+              let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(item)))
+        else { return }
+        if bound.insert(UInt(bitPattern: item)).inserted { boundCount += 1 }
+        bind(row, position)
+    }
+
+    private func unbindItem(_ item: UnsafeMutableRawPointer?) {
+        guard let item else { return }
+        if bound.remove(UInt(bitPattern: item)) != nil { boundCount -= 1 }
+    }
+}

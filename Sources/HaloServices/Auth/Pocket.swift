@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+
+/// An identified user's pocket (PROTOCOL §8): named lists of references and a custom JSON
+/// object limited to 2,000 characters serialized. A reference type as in the seed
+/// (`let pocket = Pocket(); pocket.addReference(…)`), safe to share across tasks.
+public final class Pocket: Sendable, CustomStringConvertible {
+    /// The documented limit of `data` as serialized JSON, checked before sending.
+    public static let dataCharacterLimit = 2000
+
+    private struct State {
+        /// nil marks a list to delete on the server (sent as JSON null).
+        var references: [String: [String]?] = [:]
+        var data: [String: JSONValue] = [:]
+    }
+    private let state: Mutex<State>
+
+    public init() { state = Mutex(State()) }
+
+    /// Reads a pocket response: `references` lists may be null, `data` any object.
+    public init(wire: JSONValue) throws(HaloError) {
+        guard case .object(let object) = wire else { throw .invalidResponse(status: nil, message: "a pocket must be a JSON object") }
+        var state = State()
+        for (key, value) in object["references"]?.objectValue ?? [:] {
+            if value.isNull { state.references[key] = .some(nil); continue }
+            guard let items = value.arrayValue else {
+                throw .invalidResponse(status: nil, message: "pocket reference list \(key) is not an array")
+            }
+            state.references[key] = .some(items.compactMap(\.stringValue))
+        }
+        state.data = object["data"]?.objectValue ?? [:]
+        self.state = Mutex(state)
+    }
+
+    /// Reference lists by key (lists marked for removal are left out).
+    public var references: [String: [String]] { state.withLock { $0.references.compactMapValues { $0 } } }
+
+    /// The custom JSON object.
+    public var data: [String: JSONValue] { state.withLock { $0.data } }
+
+    /// The custom data as Foundation values, as the seed returned it.
+    public var dataAsAny: [String: Any] { data.compactMapValues { AnyJSONConversion.any(from: $0) } }
+
+    /// Adds `value` to the list `key` (creating it).
+    public func addReference(key: String, value: String) {
+        state.withLock { state in
+            var list = (state.references[key] ?? nil) ?? []
+            list.append(value)
+            state.references[key] = .some(list)
+        }
+    }
+
+    /// Removes `value` from the list `key`; true if it was there.
+    @discardableResult
+    public func removeReference(key: String, value: String) -> Bool {
+        state.withLock { state in
+            guard var list = state.references[key] ?? nil, let index = list.firstIndex(of: value) else { return false }
+            list.remove(at: index)
+            state.references[key] = .some(list)
+            return true
+        }
+    }
+
+    /// Replaces the list `key`; nil removes it (sent as null).
+    public func setReferences(key: String, values: [String]?) {
+        state.withLock { $0.references[key] = .some(values) }
+    }
+
+    /// Removes the whole list `key` (sent as null, so the server deletes it).
+    public func removeReferences(key: String) {
+        state.withLock { $0.references[key] = .some(nil) }
+    }
+
+    /// Replaces the custom data.
+    public func setData(_ data: [String: JSONValue]) {
+        state.withLock { $0.data = data }
+    }
+
+    /// Replaces the custom data from Foundation values (the seed's `[String: Any]`).
+    public func setData(_ data: [String: Any]) {
+        setData(data.mapValues { AnyJSONConversion.json(from: $0) })
+    }
+
+    /// The save body (§8.2, iOS: both parts always): removed lists as null.
+    public var wireJSON: JSONValue {
+        state.withLock { state in
+            .object([
+                "references": .object(state.references.mapValues { list in list.map { .array($0.map(JSONValue.string)) } ?? .null }),
+                "data": .object(state.data),
+            ])
+        }
+    }
+
+    /// Fails with `invalidInput` when `data` serializes to more than 2,000 characters.
+    func validate() throws(HaloError) {
+        let length = JSONValue.object(data).jsonString(sortedKeys: true).count
+        if length > Self.dataCharacterLimit {
+            throw .invalidInput(message: "Pocket data is \(length) characters of JSON; the limit is \(Self.dataCharacterLimit)")
+        }
+    }
+
+    public var description: String { wireJSON.jsonString(sortedKeys: true) }
+}
+
+extension AuthManager {
+    /// Reads the logged-in user's pocket (§8.1). `filterReferences`: nil = everything, a list =
+    /// only those reference lists, `[]` = data only (sent as one empty `filterReferences[]`).
+    public func getPocket(filterReferences: [String]? = nil) async throws(HaloError) -> Pocket {
+        let core = try requireCore()
+        let keys = filterReferences.map { $0.isEmpty ? [""] : $0 } ?? []
+        let query = keys.map { URLQueryItem(name: "filterReferences[]", value: $0) }
+        let call = APIRequest(.get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus)
+        return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-" + keys.joined(separator: ",")).json())
+    }
+
+    /// Saves the pocket (§8.2) and returns the server's resulting pocket. Data over the
+    /// 2,000-character limit fails with `invalidInput` before anything is sent.
+    public func savePocket(_ pocket: Pocket) async throws(HaloError) -> Pocket {
+        try pocket.validate()
+        let core = try requireCore()
+        return try Pocket(wire: try await core.performJSON(APIRequest(.put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
+                                                                       authenticationMode: .appPlus)))
+    }
+
+    /// The seed's form of `getPocket`.
+    public func getPocket(filterReferences: [String]? = nil,
+                          completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Pocket?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await getPocket(filterReferences: filterReferences))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    /// The seed's form of `savePocket`.
+    public func savePocket(_ pocket: Pocket, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Pocket?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await savePocket(pocket))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Content over the network (the seed's `ContentManager`): modules, search, edition, batch and
+/// the raw sync request. Models and query builders live in Content/Models, Search, Sync, Edition.
+///
+/// Offline policies (`offlinePolicy:`, else `defaultOfflinePolicy`) apply to modules and search
+/// through the offline cache; see ContentManager+Offline.swift (also: sync into the cache, outbox).
+public final class ContentManager: Sendable {
+    private let coreBox: WeakBox<CoreManager>
+
+    init(core: CoreManager) { coreBox = WeakBox(core) }
+
+    func core() throws(HaloError) -> CoreManager {
+        guard let core = coreBox.value else { throw .configuration(message: "The CoreManager of this ContentManager is gone") }
+        return core
+    }
+
+    // MARK: Modules
+
+    /// The modules of the app (`GET api/generalcontent/module?skip=true`, §9.1). Either response
+    /// shape is accepted; a plain list gets single-page pagination info.
+    public func getModules(offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedModules {
+        let response = try await core().perform(APIRequest(.get, "api/generalcontent/module", query: [URLQueryItem(name: "skip", value: "true")],
+                                                           headers: ["to-cache": "0"], offlinePolicy: offlinePolicy),
+                                                cacheKey: HaloCache.modulesKey)
+        return try Self.decode(PaginatedModules.self, response)
+    }
+
+    /// The seed's form of `getModules`.
+    public func getModules(completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<PaginatedModules?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await getModules())) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    // MARK: Search
+
+    /// Searches instances (§11). Device tags are added when the query segments with the device.
+    public func search(query: SearchQuery, offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedContentInstances {
+        try Self.decode(PaginatedContentInstances.self, try await searchResponse(query: query, offlinePolicy: offlinePolicy))
+    }
+
+    /// Searches and returns the raw response body (the seed's `searchAsData`).
+    public func searchAsData(query: SearchQuery, offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> Data {
+        try await searchResponse(query: query, offlinePolicy: offlinePolicy).body
+    }
+
+    private func searchResponse(query: SearchQuery, offlinePolicy: OfflinePolicy?) async throws(HaloError) -> HTTPResponse {
+        let core = try core()
+        let body = query.body(deviceTags: core.device?.tagList ?? [])
+        return try await core.perform(APIRequest(.post, "api/generalcontent/instance/search", body: .json(body),
+                                                 headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy),
+                                      cacheKey: "search-" + query.cacheKey(deviceTags: core.device?.tagList ?? []),
+                                      local: { try core.localSearchBody(body) })
+    }
+
+    /// The seed's form of `search`.
+    public func search(query: SearchQuery, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<PaginatedContentInstances?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await search(query: query))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    /// The seed's form of `searchAsData`.
+    public func searchAsData(query: SearchQuery, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Data, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await searchAsData(query: query))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    // MARK: Edition
+
+    /// Creates (no id: `POST instance`) or updates (`PUT instance/{id}`) an instance (§12).
+    public func save(_ instance: ContentInstance) async throws(HaloError) -> ContentInstance {
+        let call: APIRequest = if let id = instance.id {
+            APIRequest(.put, "api/generalcontent/instance/\(APIRequest.formEncode(id))", body: .json(instance.wireJSON))
+        } else {
+            APIRequest(.post, "api/generalcontent/instance", body: .json(instance.wireJSON))
+        }
+        return try Self.decode(ContentInstance.self, try await core().perform(call))
+    }
+
+    /// Deletes an instance (soft delete, §12) and returns the server's copy.
+    public func delete(instanceId: String) async throws(HaloError) -> ContentInstance {
+        try Self.decode(ContentInstance.self, try await core().perform(
+            APIRequest(.delete, "api/generalcontent/instance/\(APIRequest.formEncode(instanceId))")))
+    }
+
+    /// Runs several operations in one request (§13); per-operation failures are in the result.
+    public func batch(operations: BatchOperations) async throws(HaloError) -> BatchResult {
+        guard !operations.isEmpty else { throw .invalidInput(message: "The batch has no operations") }
+        return try Self.decode(BatchResult.self, try await core().perform(
+            APIRequest(.post, "api/generalcontent/instance/batch", body: .json(operations.wireJSON))))
+    }
+
+    /// The seed's form of `save`.
+    public func save(_ instance: ContentInstance, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<ContentInstance?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await save(instance))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    /// The seed's form of `delete`.
+    public func delete(instanceId: String, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<ContentInstance?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await delete(instanceId: instanceId))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    /// The seed's form of `batch`.
+    public func batch(operations: BatchOperations, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<BatchResult?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await batch(operations: operations))) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
+    // MARK: Sync
+
+    /// One sync request (§14.1) and its parsed response. Storing the result locally, and the
+    /// first-sync follow-up request, belong to the offline layer (not built yet).
+    public func sync(query: SyncQuery) async throws(HaloError) -> SyncResult {
+        var headers: [String: String] = [:]
+        if let seconds = query.serverCacheSeconds { headers["to-cache"] = String(seconds) }
+        let response = try await core().perform(APIRequest(.post, "api/generalcontent/instance/sync", body: .json(query.wireJSON), headers: headers))
+        let json = try response.json()
+        do { return try SyncResult(wire: json, query: query) } catch {
+            throw .invalidResponse(status: response.statusCode, message: "cannot read the sync response: \(error)")
+        }
+    }
+
+    /// The seed's form of `sync`: the handler gets the module (id or name, as queried) and the
+    /// error, if any. The parsed changes are only available from the async form until the
+    /// offline store (which keeps synced instances) lands.
+    public func sync(query: SyncQuery, completionHandler handler: @escaping @Sendable (String, HaloError?) -> Void) {
+        Task {
+            do throws(HaloError) { _ = try await syncToCache(query: query); handler(query.moduleKey, nil) } catch { handler(query.moduleKey, error) }
+        }
+    }
+
+    private static func decode<T: HaloWireDecodable>(_ type: T.Type, _ response: HTTPResponse) throws(HaloError) -> T {
+        let json = try response.json()
+        do { return try T(wire: json) } catch {
+            throw .invalidResponse(status: response.statusCode, message: "cannot read \(T.self) from the response: \(error)")
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The seed's entry points: `Manager.core`, `Manager.auth`, `Manager.content`.
+///
+/// The shared core reads `$XDG_CONFIG_HOME/halo-desk/Halo.plist` when it exists; set its
+/// properties from code before `startup` otherwise. Tests and apps that need several
+/// independent SDK instances create their own `CoreManager(configuration:)` and use its
+/// `auth` and `content` instead of these singletons.
+public enum Manager {
+    public static let core = CoreManager(configuration: (try? HaloConfiguration.load()) ?? HaloConfiguration())
+    public static var auth: AuthManager { core.auth }
+    public static var content: ContentManager { core.content }
+}
+
+/// Hooks into the start-up process (the seed's `ManagerDelegate`).
+public protocol ManagerDelegate: AnyObject, Sendable {
+    /// Called at every `startup`, before the device is saved, so the app can add tags to it.
+    func managerWillSetupDevice(device: Device)
+}
+
+/// The seed's core manager: configuration, start-up, the device, add-ons, logging, and the
+/// request pipeline every manager sends its calls through.
+public final class CoreManager: Sendable {
+    private struct State {
+        var configuration: HaloConfiguration
+        var authenticationMode: AuthenticationMode = .app
+        var defaultOfflinePolicy: OfflinePolicy = .none
+        var numberOfRetries = 0
+        var retryBaseDelay: TimeInterval = 0.5
+        var timeoutIntervalForRequest: TimeInterval = 60
+        var timeoutIntervalForResource: TimeInterval = 600
+        var maximumResponseBytes = 64 * 1024 * 1024
+        var logLevel: LogLevel = .warning
+        var loggers: [any Logger] = []
+        var addons: [any Addon] = []
+        var delegate: (any ManagerDelegate)?
+        var device: Device?
+        var pinnedKeys: PinnedPublicKeys?
+        var serverVersion: JSONValue?
+    }
+
+    private let state: Mutex<State>
+    let tokens = TokenCoordinator()
+    let transport: CurlTransport
+    /// A swift-log logger whose handler forwards to this core's registered `Logger`s.
+    var log: Logging.Logger {
+        let core = WeakBox(self)
+        return Logging.Logger(label: "HaloServices") { _ in HaloLogHandler(core: core) }
+    }
+
+    /// Identified users, login and the pocket.
+    public var auth: AuthManager { _auth.withLock { manager in
+        if let manager { return manager }
+        let created = AuthManager(core: self)
+        manager = created
+        return created
+    } }
+    /// Modules, search, edition, batch and sync.
+    public var content: ContentManager { _content.withLock { manager in
+        if let manager { return manager }
+        let created = ContentManager(core: self)
+        manager = created
+        return created
+    } }
+    private let _auth = Mutex<AuthManager?>(nil)
+    private let _content = Mutex<ContentManager?>(nil)
+
+    /// Version of this SDK, compared with the server's minimum (version check, §5).
+    public static let sdkVersion = "2.5.0"
+
+    public init(configuration: HaloConfiguration = HaloConfiguration(), transport: CurlTransport = CurlTransport()) {
+        let state = Mutex(State(configuration: configuration))
+        self.state = state
+        self.transport = transport
+    }
+
+    // MARK: Configuration
+
+    /// The whole configuration (credentials, environment, flags, folders).
+    public var configuration: HaloConfiguration {
+        get { state.withLock { $0.configuration } }
+        set { state.withLock { $0.configuration = newValue; $0.pinnedKeys = nil } }
+    }
+
+    /// Reads a configuration file (name in `$XDG_CONFIG_HOME/halo-desk/` or path; plist or JSON).
+    public func configure(fromFile nameOrPath: String) throws(HaloError) {
+        configuration = try HaloConfiguration.load(nameOrPath)
+    }
+
+    public var appCredentials: Credentials? {
+        get { configuration.appCredentials }
+        set { state.withLock { $0.configuration.appCredentials = newValue } }
+    }
+
+    public var userCredentials: Credentials? {
+        get { configuration.userCredentials }
+        set { state.withLock { $0.configuration.userCredentials = newValue } }
+    }
+
+    public var environment: HaloEnvironment { configuration.environment }
+
+    /// Switches environment: tokens are dropped and the next requests go to the new base URL.
+    /// Like the seed, the handler gets `true` once done; call `startup` again to register the device there.
+    public func setEnvironment(_ environment: HaloEnvironment, completionHandler handler: (@Sendable (Bool) -> Void)? = nil) {
+        guard environment.baseURL != nil else { handler?(false); return }
+        state.withLock { $0.configuration.environment = environment; $0.device = nil; $0.pinnedKeys = nil }
+        Task { await tokens.clearAll(); handler?(true) }
+    }
+
+    /// The mode used by requests that do not choose one.
+    public var authenticationMode: AuthenticationMode {
+        get { state.withLock { $0.authenticationMode } }
+        set { state.withLock { $0.authenticationMode = newValue } }
+    }
+
+    /// Default offline policy of requests. The cache behind it is not built yet: only `.none` acts.
+    public var defaultOfflinePolicy: OfflinePolicy {
+        get { state.withLock { $0.defaultOfflinePolicy } }
+        set { state.withLock { $0.defaultOfflinePolicy = newValue } }
+    }
+
+    /// Retries after network errors and 5xx responses (exponential backoff), per request overridable.
+    public var numberOfRetries: Int {
+        get { state.withLock { $0.numberOfRetries } }
+        set { state.withLock { $0.numberOfRetries = max(0, newValue) } }
+    }
+
+    /// First retry delay in seconds; doubled on each further retry.
+    public var retryBaseDelay: TimeInterval {
+        get { state.withLock { $0.retryBaseDelay } }
+        set { state.withLock { $0.retryBaseDelay = max(0, newValue) } }
+    }
+
+    public var timeoutIntervalForRequest: TimeInterval {
+        get { state.withLock { $0.timeoutIntervalForRequest } }
+        set { state.withLock { $0.timeoutIntervalForRequest = newValue } }
+    }
+
+    public var timeoutIntervalForResource: TimeInterval {
+        get { state.withLock { $0.timeoutIntervalForResource } }
+        set { state.withLock { $0.timeoutIntervalForResource = newValue } }
+    }
+
+    /// Larger responses fail with `HaloError.invalidResponse`.
+    public var maximumResponseBytes: Int {
+        get { state.withLock { $0.maximumResponseBytes } }
+        set { state.withLock { $0.maximumResponseBytes = newValue } }
+    }
+
+    public var delegate: (any ManagerDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// The device as last saved (nil before `startup`).
+    public var device: Device? { state.withLock { $0.device } }
+
+    /// The server's version object from the last version check.
+    public var serverVersion: JSONValue? { state.withLock { $0.serverVersion } }
+
+    // MARK: Logging
+
+    public var logLevel: LogLevel {
+        get { state.withLock { $0.logLevel } }
+        set { state.withLock { $0.logLevel = newValue } }
+    }
+
+    /// Registers a logger (do it before `startup` to see every request).
+    public func addLogger(_ logger: any Logger) {
+        state.withLock { $0.loggers.append(logger) }
+    }
+
+    /// Sends `message` to every registered logger when `level` is within `logLevel`.
+    public func logMessage(_ message: String, level: LogLevel) {
+        let (loggers, threshold) = state.withLock { ($0.loggers, $0.logLevel) }
+        guard level != .none, level <= threshold else { return }
+        for logger in loggers { logger.logMessage(message, level: level) }
+    }
+
+    /// The seed's labelled form `logMessage(message:level:)`.
+    public func logMessage(message: String, level: LogLevel) { logMessage(message, level: level) }
+
+    // MARK: Add-ons
+
+    /// Registers an add-on (before `startup`): `willRegisterAddon`, then `didRegisterAddon`.
+    public func registerAddon(_ addon: any Addon) {
+        addon.willRegisterAddon(core: self)
+        state.withLock { $0.addons.append(addon) }
+        addon.didRegisterAddon(core: self)
+    }
+
+    /// The registered add-ons of a type.
+    public func getAddons<T>(type: T.Type) -> [T] {
+        state.withLock { $0.addons.compactMap { $0 as? T } }
+    }
+
+    var addons: [any Addon] { state.withLock { $0.addons } }
+
+    /// Linux-neutral counterparts of the UIApplication hooks: the host app calls these.
+    public func applicationDidStart() { addons.forEach { $0.applicationDidStart(core: self) } }
+    public func applicationDidBecomeActive() { addons.forEach { $0.applicationDidBecomeActive(core: self) } }
+    public func applicationWillTerminate() { addons.forEach { $0.applicationWillTerminate(core: self) } }
+
+    // MARK: Trust
+
+    /// The TLS policy from the configuration: pinned keys read once from the certificates folder.
+    func tlsTrust() throws(HaloError) -> TLSTrust {
+        let configuration = self.configuration
+        // Plain http (loopback only, enforced by the transport) has no certificate to pin.
+        if configuration.disableSSLPinning || configuration.environment.baseURL?.scheme?.lowercased() == "http" { return .systemRoots }
+        if let keys = state.withLock({ $0.pinnedKeys }) { return .pinned(keys) }
+        let keys = try PinnedPublicKeys(certificatesIn: configuration.certificatesDirectory)
+        state.withLock { $0.pinnedKeys = keys }
+        return .pinned(keys)
+    }
+
+    func setDevice(_ device: Device?) { state.withLock { $0.device = device } }
+    func setServerVersion(_ version: JSONValue?) { state.withLock { $0.serverVersion = version } }
+
+}
+
+/// Holds a weak reference (used where a closure must not keep the core alive).
+final class WeakBox<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T? = nil) { self.value = value }
+}

@@ -1,0 +1,51 @@
+import GRDB
+import XCTest
+@testable import HaloContentStore
+
+/// Speed by construction: every statement a search runs must reach the value index through an
+/// index seek, never a table scan (checked with EXPLAIN QUERY PLAN on the statements SQLite
+/// actually executed).
+final class QueryPlanTests: XCTestCase {
+    func testSearchStatementsSeekIndexes() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(contentsOf: (1...300).map { n in
+                instance(n, module: "m\(n % 3)", values: [
+                    "price": .number(Double(n)), "inStock": .bool(n % 2 == 0), "title": .string("title \(n)"),
+                    "category": .string(["a", "b", "c"][n % 3]), "colors": ["red", "blue"],
+                ], tags: n % 5 == 0 ? [WireTag(name: "seg", value: "x")] : [])
+            }, in: db)
+            try db.execute(sql: "ANALYZE")
+        }
+        let nested: FilterNode = .and(
+            .compare("price", .greaterOrEqual, 10), .compare("price", .lessOrEqual, 500),
+            .or(.compare("inStock", .equal, true), .compare("title", .like, "ab")),
+            .compare("category", .in, ["a", "b"]), .compare("colors", .notEqual, nil))
+        let requests = [
+            SearchRequest(moduleIds: ["m1"], searchValues: nested, pagination: .init(page: 1, limit: 50)),
+            SearchRequest(searchValues: nested, metaSearch: .compare("createdAt", .greater, 1_100, type: "date"),
+                          segmentTags: [WireTag(name: "seg", value: "x")]),
+            // Few candidates: the comparisons probe them.
+            SearchRequest(instanceIds: [hexId(3), hexId(4)], searchValues: nested),
+        ]
+        var statements: [String] = []
+        try db.read { db in
+            db.trace { event in
+                if case .statement(let statement) = event { statements.append(statement.expandedSQL) }
+            }
+            for request in requests { _ = try ContentTables.search(request, in: db) }
+            db.trace(nil)
+            let valueQueries = Set(statements.filter { $0.contains("content_value") && $0.hasPrefix("SELECT") })
+            XCTAssertTrue(valueQueries.contains { $0.contains("CROSS JOIN content_value") }, "the probing path was not taken")
+            XCTAssertGreaterThanOrEqual(valueQueries.count, 5, "the filter should have run one query per comparison")
+            for sql in valueQueries {
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String? ?? "" }
+                // A range of the value index, or (probing a few candidates) primary-key seeks.
+                XCTAssertTrue(plan.contains {
+                    $0.contains("USING COVERING INDEX content_value_lookup") || $0.contains("USING PRIMARY KEY (instance=?)")
+                }, "\(sql)\n\(plan)")
+                XCTAssertFalse(plan.contains { $0.hasPrefix("SCAN content_value") || $0.hasPrefix("SCAN v") }, "\(sql)\n\(plan)")
+            }
+        }
+    }
+}

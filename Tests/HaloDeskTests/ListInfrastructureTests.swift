@@ -1,0 +1,64 @@
+import CGtk
+import XCTest
+
+@testable import HaloDesk
+
+/// The row-position model and the closure factory: a 100,000-row list binds only what is visible.
+final class ListInfrastructureTests: XCTestCase {
+    @MainActor
+    private final class RowWidgets {
+        let label = Label()
+    }
+
+    func testHundredThousandRowsBindOnlyVisibleRows() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let model = IndexListModel()
+            model.reload(count: 100_000)
+            XCTAssertEqual(g_list_model_get_n_items(model.model), 100_000)
+
+            let boundPositions = PositionLog()
+            let factory = ListItemFactory<RowWidgets>(
+                makeRow: { let row = RowWidgets(); return (row, row.label) },
+                bind: { row, position in
+                    row.label.text = "Row \(position)"
+                    boundPositions.positions.append(position)
+                })
+            // gtk_list_view_new and gtk_no_selection_new take ownership: give them their own references.
+            g_object_ref(model.list.raw)
+            g_object_ref(factory.factory.raw)
+            let selection = gtk_no_selection_new(model.model)
+            let listView = Widget(sinking: UnsafeMutableRawPointer(
+                gtk_list_view_new(halo_selection_model(UnsafeMutableRawPointer(selection)),
+                                  halo_list_item_factory(factory.factory.raw))))
+            let scroller = gtk_scrolled_window_new()
+            gtk_scrolled_window_set_child(OpaquePointer(scroller), listView.widget)
+            let window = Window(sinking: UnsafeMutableRawPointer(gtk_window_new()))
+            window.setDefaultSize(width: 600, height: 800)
+            gtk_window_set_child(window.window, scroller)
+            window.present()
+            defer { window.destroy() }
+
+            XCTAssertTrue(MainLoopBridge.iterate(until: { factory.boundCount > 0 }, timeout: 10), "no row was bound")
+            MainLoopBridge.iterate(until: { false }, timeout: 0.3) // let layout settle
+            XCTAssertGreaterThan(factory.boundCount, 10)
+            XCTAssertLessThan(factory.boundCount, 1_000, "rows must be virtualized, not all bound")
+            XCTAssertEqual(boundPositions.positions.min(), 0)
+            XCTAssertLessThan(boundPositions.positions.max() ?? .max, 1_000)
+
+            // New data for rows 0..<5 arrives: refreshing rebinds them (GTK may rebind the other
+            // visible rows too; the work stays bounded by what is on screen).
+            boundPositions.positions.removeAll()
+            model.refresh(0..<5)
+            MainLoopBridge.iterate(until: { Set(0..<5).isSubset(of: boundPositions.positions) }, timeout: 5)
+            XCTAssertTrue(Set(0..<5).isSubset(of: boundPositions.positions), "\(boundPositions.positions)")
+            XCTAssertLessThan(boundPositions.positions.count, 1_000)
+            XCTAssertEqual(g_list_model_get_n_items(model.model), 100_000)
+        }
+    }
+}
+
+@MainActor
+private final class PositionLog {
+    var positions: [Int] = []
+}

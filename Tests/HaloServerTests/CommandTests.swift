@@ -1,0 +1,54 @@
+import Foundation
+import HaloContentStore
+import HaloServer
+import XCTest
+
+/// The `halo-server` command's administration subcommands, run as child processes.
+final class CommandTests: XCTestCase {
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw NSError(domain: "CommandTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "halo-server not built at \(binary.path)"])
+        }
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func testSeedClientAndUserCommands() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seeded = try run(["seed", "--instances", "120", "--modules", "3", "--seed", "9", "--data", directory.path])
+        XCTAssertEqual(seeded.status, 0, seeded.output)
+        XCTAssertTrue(seeded.output.contains("Seeded 120 instances in 3 modules"), seeded.output)
+
+        let client = try run(["client", "add", "--editor", "--data", directory.path])
+        XCTAssertEqual(client.status, 0, client.output)
+        let words = client.output.split(whereSeparator: \.isWhitespace).map(String.init)
+        let clientId = try XCTUnwrap(words.firstIndex(of: "id:").map { words[$0 + 1] })
+        let secret = try XCTUnwrap(words.firstIndex(of: "secret:").map { words[$0 + 1] })
+        let user = try run(["user", "add", "--email", "cli@example.com", "--password", "cli-password", "--data", directory.path])
+        XCTAssertEqual(user.status, 0, user.output)
+        XCTAssertTrue(user.output.contains("identified-"))
+        let duplicate = try run(["user", "add", "--email", "cli@example.com", "--password", "x", "--data", directory.path])
+        XCTAssertNotEqual(duplicate.status, 0)
+        XCTAssertTrue(duplicate.output.contains("already exists"), duplicate.output)
+        let wrong = try run(["seed", "--data", directory.path])
+        XCTAssertNotEqual(wrong.status, 0)
+
+        // What the commands wrote is served: the client's token lists 120 instances.
+        let server = try await TestServer.start(directory: directory)
+        let token = try await server.token(for: ClientCredentials(clientId: clientId, clientSecret: secret))
+        let all = try await server.call(
+            "POST", "/api/generalcontent/instance/search", token: token, body: .json(["pagination": ["page": 1, "limit": 1]]))
+        XCTAssertEqual(all.json["pagination"]?["totalItems"], 120)
+        await server.stop(removeData: false)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HaloContentStore
+import HaloServer
+import XCTest
+
+/// E5–E7 devices with segmentation tags (§6), plus version check, push activity and routing.
+final class DeviceTests: XCTestCase {
+    var server: TestServer!
+    var token: String!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        token = try await server.appToken()
+    }
+
+    override func tearDown() async throws { await server.stop() }
+
+    func testCreateGetUpdateDevice() async throws {
+        // Android style: appId as a string, trailing slash, repeated tag names, a tag without value.
+        let created = try await server.call(
+            "POST", "/api/segmentation/appuser/", token: token,
+            body: .json([
+                "appId": "2", "replaceTokens": true, "devices": [["platform": "android", "token": "t1"]],
+                "tags": [
+                    ["name": "wine", "value": "rose"], ["name": "wine", "value": "white"],
+                    ["name": "Spain", "tagType": "000000000000000000000003"], ["name": "Test Device", "value": true],
+                ],
+            ]))
+        XCTAssertEqual(created.status, 200, String(decoding: created.data, as: UTF8.self))
+        let device = created.json
+        assertSameShape(device, as: try Fixtures.load("ios/segmentation_appuser_success.json"))
+        assertSameShape(device, as: try Fixtures.load("android/halo-sdk/deviceResponse.json"))
+        XCTAssertEqual(device["appId"], 2)
+        XCTAssertTrue(device["alias"]?.stringValue?.hasPrefix("anonymous-") ?? false)
+        let id = try XCTUnwrap(device["id"]?.stringValue)
+        XCTAssertEqual(id.count, 24)
+        let tags = device["tags"]?.arrayValue ?? []
+        XCTAssertEqual(tags.filter { $0["name"] == "wine" }.count, 2)
+        XCTAssertEqual(tags.first { $0["name"] == "Spain" }?["value"], "")
+        XCTAssertEqual(tags.first { $0["name"] == "Test Device" }?["value"], "true")
+        XCTAssertTrue(tags.allSatisfy { $0["id"]?.stringValue != nil && $0["value"]?.stringValue != nil })
+
+        let fetched = try await server.call("GET", "/api/segmentation/appuser/\(id)", token: token)
+        XCTAssertEqual(fetched.json, device)
+
+        // iOS style PUT: numeric appId, replaceTokens true replaces the push tokens, tags replace.
+        let replaced = try await server.call(
+            "PUT", "/api/segmentation/appuser/\(id)", token: token,
+            body: .json([
+                "id": .string(id), "appId": 2, "replaceTokens": true, "createdAt": 1475046170087.9997,
+                "devices": [["platform": "ios", "token": "t2"]], "tags": [["name": "Platform Name", "value": "ios"]],
+            ]))
+        XCTAssertEqual(replaced.status, 200)
+        XCTAssertEqual(replaced.json["devices"], [["platform": "ios", "token": "t2"]])
+        XCTAssertEqual(replaced.json["tags"]?.arrayValue?.count, 1)
+        XCTAssertEqual(replaced.json["alias"], device["alias"])
+
+        // Without replaceTokens a new token is appended.
+        let appended = try await server.call(
+            "PUT", "/api/segmentation/appuser/\(id)", token: token,
+            body: .json(["devices": [["platform": "android", "token": "t3"]]]))
+        XCTAssertEqual(appended.json["devices"]?.arrayValue?.count, 2)
+    }
+
+    func testUnknownDeviceIs404AndBadFieldsAre400() async throws {
+        let missing = try await server.call("GET", "/api/segmentation/appuser/000000000000000000000000", token: token)
+        assertEnvelope(missing, status: 404)
+        let putMissing = try await server.call(
+            "PUT", "/api/segmentation/appuser/000000000000000000000000", token: token, body: .json(["tags": []]))
+        assertEnvelope(putMissing, status: 404)
+        let bad = try await server.call("POST", "/api/segmentation/appuser", token: token, body: .json(["appId": "two", "tags": "x"]))
+        assertEnvelope(bad, status: 400)
+        XCTAssertEqual(bad.json["error"]?["extra"]?["appId"], "invalid_attribute")
+        XCTAssertEqual(bad.json["error"]?["extra"]?["tags"], "invalid_attribute")
+    }
+
+    func testVersionBothShapes() async throws {
+        let ios = try await server.call("GET", "/api/authentication/version", token: token, headers: ["to-cache": "86400"])
+        XCTAssertEqual(ios.status, 200)
+        let list = try XCTUnwrap(ios.json.arrayValue)
+        XCTAssertEqual(list.count, 1)
+        assertSameShape(list[0], as: try Fixtures.load("android/halo-sdk/currentVersionServer.json"))
+        let android = try await server.call("GET", "/api/authentication/version/current", token: token)
+        XCTAssertEqual(android.json, list[0])
+        // Android's comparator needs numeric-dotted versions.
+        let minAndroid = try XCTUnwrap(android.json["minAndroid"]?.stringValue)
+        XCTAssertTrue(minAndroid.split(separator: ".").allSatisfy { Int($0) != nil })
+    }
+
+    func testPushActivityJSONAndForm() async throws {
+        let json = try await server.call(
+            "POST", "/api/push/schedule/activity", token: token,
+            body: .json(["device": "myalias", "schedule": "mypushId", "action": "open", "platform": "ios"]))
+        XCTAssertEqual(json.json, try Fixtures.load("android/halo-notifications/actionNotificationOpen.json"))
+        let form = try await server.call(
+            "POST", "/api/push/schedule/activity", token: token,
+            body: .form([("device", "myalias"), ("schedule", "mypushId"), ("action", "dismiss"), ("platform", "android")]))
+        XCTAssertEqual(form.json, try Fixtures.load("android/halo-notifications/actionNotificationDismiss.json"))
+        let bad = try await server.call(
+            "POST", "/api/push/schedule/activity", token: token, body: .json(["device": "a", "schedule": "b", "action": "explode"]))
+        XCTAssertTrue(assertEnvelope(bad, status: 400).contains("action"))
+    }
+
+    func testUnknownRoutesAndSlashes() async throws {
+        let unknown = try await server.call("GET", "/api/does/not/exist", token: token)
+        XCTAssertTrue(assertEnvelope(unknown, status: 404).contains("/api/does/not/exist"))
+        let doubled = try await server.call("GET", "//api/authentication/version/current/", token: token)
+        XCTAssertEqual(doubled.status, 200)
+        XCTAssertEqual(doubled.headers["content-type"], "application/json; charset=utf-8")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import HaloServer
+import HaloServices
+import XCTest
+
+/// Runs the built `halo` executable against a real server, as a script would.
+final class CLITests: XCTestCase {
+    struct Run { let status: Int32; let stdout: String; let stderr: String }
+
+    var server: FlowServer!
+    var home: URL!
+
+    override func setUp() async throws {
+        server = try await FlowServer.start()
+        home = server.directory.appendingPathComponent("home")
+    }
+
+    override func tearDown() async throws {
+        await server?.stop()
+    }
+
+    /// The `halo` binary next to the test bundle (same build products directory).
+    var haloBinary: URL {
+        get throws {
+            let candidates = [
+                URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo"),
+                Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("halo"),
+                Bundle.main.bundleURL.appendingPathComponent("halo"),
+            ]
+            guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                throw HaloError.configuration(message: "halo binary not found next to the tests (build it with swift build --build-tests)")
+            }
+            return found
+        }
+    }
+
+    func halo(_ arguments: [String], stdin: String? = nil, credentials: Bool = true) throws -> Run {
+        let process = Process()
+        process.executableURL = try haloBinary
+        var all = arguments
+        if credentials {
+            all += ["--server", server.baseURL.absoluteString, "--client-id", server.client.clientId, "--client-secret", server.client.clientSecret]
+        }
+        process.arguments = all
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        process.environment = environment
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func testScriptingCommandsAndExitCodes() async throws {
+        let moduleId = try await server.server.admin.addModule(ModuleSpec(name: "Products", fields: [
+            ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
+        ]))
+        try await server.server.admin.addUser(email: "dora@example.com", password: "dora-pass")
+
+        let modules = try halo(["modules", "--json"])
+        XCTAssertEqual(modules.status, 0, modules.stderr)
+        XCTAssertEqual(try JSONValue(string: modules.stdout).arrayValue?.first?["id"]?.stringValue, moduleId)
+        let table = try halo(["modules"])
+        XCTAssertTrue(table.stdout.hasPrefix("ID"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("Products"))
+
+        let saved = try halo(["save", "--json"], stdin: """
+        {"module":"\(moduleId)","name":"Dear abbey","values":{"title":"abbey","price":50,"inStock":false},"tags":[]}
+        """)
+        XCTAssertEqual(saved.status, 0, saved.stderr)
+        let id = try XCTUnwrap(try JSONValue(string: saved.stdout)["id"]?.stringValue)
+
+        let batch = try halo(["batch"], stdin: """
+        {"created":[{"module":"\(moduleId)","name":"Cheap","values":{"title":"xyz","price":1,"inStock":true}}]}
+        """)
+        XCTAssertEqual(batch.status, 0, batch.stderr)
+        XCTAssertTrue(batch.stdout.contains("create"), batch.stdout)
+
+        let search = try halo(["search", "--module", "Products", "--filter", "price >= 10 and (inStock = true or title like ab)", "--json"])
+        XCTAssertEqual(search.status, 0, search.stderr)
+        XCTAssertEqual(try JSONValue(string: search.stdout)["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue }, [id])
+        let jsonFilter = try halo(["search", "--module", "Products", "--filter", #"{"operation":"<","property":"price","value":10,"type":"number"}"#])
+        XCTAssertEqual(jsonFilter.status, 0, jsonFilter.stderr)
+        XCTAssertTrue(jsonFilter.stdout.contains("Cheap") && !jsonFilter.stdout.contains("abbey"), jsonFilter.stdout)
+        let badFilter = try halo(["search", "--filter", "price >>> 3"])
+        XCTAssertEqual(badFilter.status, 1)
+        XCTAssertTrue(badFilter.stderr.hasPrefix("halo: usage: Invalid filter"), badFilter.stderr)
+
+        let get = try halo(["get", id, "--json"])
+        XCTAssertEqual(get.status, 0, get.stderr)
+        XCTAssertEqual(try JSONValue(string: get.stdout)["name"], "Dear abbey")
+        let missing = try halo(["get", "000000000000000000000bad"])
+        XCTAssertEqual(missing.status, 3)
+        XCTAssertEqual(missing.stderr, "halo: not found: Instance 000000000000000000000bad not found (HTTP 404)\n")
+
+        let sync = try halo(["sync", "Products"])
+        XCTAssertEqual(sync.status, 0, sync.stderr)
+        XCTAssertTrue(sync.stdout.hasPrefix("created 2, updated 0, deleted 0"), sync.stdout)
+
+        let deleted = try halo(["delete", id, "--json"])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertNotNil(try JSONValue(string: deleted.stdout)["deletedAt"]?.doubleValue)
+        XCTAssertEqual(try halo(["delete", "000000000000000000000bad"]).status, 3)
+
+        let user = ["--user", "dora@example.com", "--password", "dora-pass"]
+        let set = try halo(["pocket", "set"] + user, stdin: #"{"references":{"favorites":["a","b"]},"data":{"theme":"dark"}}"#)
+        XCTAssertEqual(set.status, 0, set.stderr)
+        let pocket = try halo(["pocket", "get", "--reference", "favorites"] + user)
+        XCTAssertEqual(pocket.status, 0, pocket.stderr)
+        XCTAssertEqual(try JSONValue(string: pocket.stdout), try JSONValue(string: #"{"references":{"favorites":["a","b"]},"data":{"theme":"dark"}}"#))
+        let tooBig = try halo(["pocket", "set"] + user, stdin: #"{"data":{"x":"\#(String(repeating: "y", count: 2100))"}}"#)
+        XCTAssertEqual(tooBig.status, 1)
+        XCTAssertTrue(tooBig.stderr.contains("limit is 2000"), tooBig.stderr)
+
+        // Exit codes scripts rely on.
+        let wrongPassword = try halo(["pocket", "get", "--user", "dora@example.com", "--password", "nope"])
+        XCTAssertEqual(wrongPassword.status, 2, wrongPassword.stderr)
+        XCTAssertTrue(wrongPassword.stderr.hasPrefix("halo: auth: Login failed: "), wrongPassword.stderr)
+        let badSecret = try halo(["modules", "--server", server.baseURL.absoluteString, "--client-id", server.client.clientId,
+                                  "--client-secret", "wrong"], credentials: false)
+        XCTAssertEqual(badSecret.status, 2, badSecret.stderr)
+        XCTAssertTrue(badSecret.stderr.hasPrefix("halo: auth: "), badSecret.stderr)
+        XCTAssertEqual(badSecret.stderr.filter { $0 == "\n" }.count, 1, "one line on stderr")
+        let offline = try halo(["modules", "--server", "http://127.0.0.1:9", "--client-id", "a", "--client-secret", "b"], credentials: false)
+        XCTAssertEqual(offline.status, 5, offline.stderr)
+        XCTAssertTrue(offline.stderr.hasPrefix("halo: network: "), offline.stderr)
+        let remoteHTTP = try halo(["modules", "--server", "http://example.com", "--client-id", "a", "--client-secret", "b"], credentials: false)
+        XCTAssertEqual(remoteHTTP.status, 1, remoteHTTP.stderr)
+        XCTAssertTrue(remoteHTTP.stderr.contains("loopback"), remoteHTTP.stderr)
+        XCTAssertEqual(try halo(["frobnicate"], credentials: false).status, 1)
+        XCTAssertEqual(try halo(["get"]).status, 1)
+        let help = try halo(["--help"], credentials: false)
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("Exit codes"), help.stdout)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HaloServer
+@testable import HaloServices
+import XCTest
+
+final class PocketTests: XCTestCase {
+    func testHelpersAndSaveBody() throws {
+        let pocket = Pocket()
+        pocket.addReference(key: "favorites", value: "fav_1")
+        pocket.addReference(key: "favorites", value: "fav_2")
+        pocket.setReferences(key: "newsCollection", values: ["new_1", "new_2"])
+        XCTAssertTrue(pocket.removeReference(key: "newsCollection", value: "new_2"))
+        XCTAssertFalse(pocket.removeReference(key: "newsCollection", value: "absent"))
+        XCTAssertFalse(pocket.removeReference(key: "nothing", value: "fav_1"))
+        pocket.setData(["Title": "userName", "Id": "132224", "Date": 1498140119461] as [String: Any])
+        // PROTOCOL §8.1's example pocket.
+        XCTAssertEqual(pocket.wireJSON, try JSONValue(string: """
+        { "references": { "favorites": ["fav_1", "fav_2"], "newsCollection": ["new_1"] },
+          "data": { "Title": "userName", "Id": "132224", "Date": 1498140119461 } }
+        """))
+        // Removed lists are sent as null so the server deletes them (§8.2).
+        pocket.removeReferences(key: "favorites")
+        XCTAssertEqual(pocket.wireJSON["references"]?["favorites"], .null)
+        XCTAssertNil(pocket.references["favorites"])
+    }
+
+    func testDataLimitIsCheckedBeforeSending() async throws {
+        let server = try await FlowServer.start()
+        defer { Task { await server.stop() } }
+        try await server.server.admin.addUser(email: "carol@example.com", password: "pocket-pass")
+        let (core, recorder) = server.makeCore()
+        try await core.startup()
+        _ = try await core.auth.login(authProfile: AuthProfile(email: "carol@example.com", password: "pocket-pass"), stayLoggedIn: false)
+
+        let pocket = Pocket()
+        pocket.addReference(key: "favorites", value: "a")
+        pocket.addReference(key: "news", value: "n1")
+        pocket.setData(["note": .string("hello"), "count": 3])
+        let saved = try await core.auth.savePocket(pocket)
+        XCTAssertEqual(saved.references, ["favorites": ["a"], "news": ["n1"]])
+        XCTAssertEqual(saved.data, ["note": "hello", "count": 3])
+
+        let read = try await core.auth.getPocket()
+        XCTAssertEqual(read.references, ["favorites": ["a"], "news": ["n1"]])
+        let filtered = try await core.auth.getPocket(filterReferences: ["news"])
+        XCTAssertEqual(filtered.references, ["news": ["n1"]])
+        XCTAssertEqual(recorder.requests(to: "/api/segmentation/identified-pocket/self").last?.url.query, "filterReferences%5B%5D=news")
+
+        let dataOnly = try await core.auth.getPocket(filterReferences: [])
+        XCTAssertEqual(dataOnly.references, [:])
+        XCTAssertEqual(dataOnly.data, ["note": "hello", "count": 3])
+        XCTAssertEqual(recorder.requests(to: "/api/segmentation/identified-pocket/self").last?.url.query, "filterReferences%5B%5D=")
+
+        // Deleting a list (null) and replacing data round-trip.
+        read.removeReferences(key: "favorites")
+        read.setData(["note": "bye"])
+        let afterRemoval = try await core.auth.savePocket(read)
+        XCTAssertEqual(afterRemoval.references, ["news": ["n1"]])
+        XCTAssertEqual(afterRemoval.data, ["note": "bye"])
+
+        // 2,000 characters of serialized data is the limit: one more is refused locally.
+        let overhead = JSONValue.object(["d": ""]).jsonString().count
+        let atLimit = Pocket()
+        atLimit.setData(["d": .string(String(repeating: "x", count: Pocket.dataCharacterLimit - overhead))])
+        _ = try await core.auth.savePocket(atLimit)
+        let tooBig = Pocket()
+        tooBig.setData(["d": .string(String(repeating: "x", count: Pocket.dataCharacterLimit - overhead + 1))])
+        recorder.clear()
+        do {
+            _ = try await core.auth.savePocket(tooBig)
+            XCTFail("oversized pocket data was sent")
+        } catch {
+            guard case .invalidInput(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("2000"), message)
+        }
+        XCTAssertTrue(recorder.exchanges.isEmpty, "nothing may be sent")
+    }
+}
