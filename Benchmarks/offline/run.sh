@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 INSTANCES=${INSTANCES:-100000}
-swift build -c release --product halo-server 2>&1 | grep -E "error|warning: " || true
-swift build -c release --product bench-offline 2>&1 | grep -E "error|warning: " || true
+swift build -c release --product halo-server 2>&1 | grep -E "error|warning: .*\.swift" || true
+swift build -c release --product bench-offline 2>&1 | grep -E "error|warning: .*\.swift" || true
 BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d /tmp/halo-offline-bench.XXXXXX)
 SERVER_PID=""
@@ -16,7 +16,7 @@ trap cleanup EXIT
 
 "$BIN/halo-server" seed --data "$WORK/server" --instances "$INSTANCES" --modules 1 > "$WORK/seed.txt"
 MODULE=$(awk '/module /{print $2}' "$WORK/seed.txt" | head -1)
-"$BIN/halo-server" client add --data "$WORK/server" > "$WORK/client.txt"
+"$BIN/halo-server" client add --data "$WORK/server" --editor > "$WORK/client.txt"
 CLIENT_ID=$(awk -F': *' '/client id/{print $2}' "$WORK/client.txt")
 CLIENT_SECRET=$(awk -F': *' '/client secret/{print $2}' "$WORK/client.txt")
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -25,7 +25,7 @@ SERVER_PID=$!
 URL="http://127.0.0.1:$PORT"
 for _ in $(seq 100); do curl -s -o /dev/null "$URL/api/authentication/version" && break; sleep 0.1; done
 AUTH=(--server "$URL" --client-id "$CLIENT_ID" --client-secret "$CLIENT_SECRET" --module "$MODULE")
-ms() { date +%s%N | awk '{printf "%d", $1/1000000}'; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # --- 1. Floor: curl saves the sync answer, sqlite3 inserts it with json_each into an indexed table.
 TOKEN=$(curl -s -X POST "$URL/api/oauth/token?_app" -d "grant_type=client_credentials&client_id=$CLIENT_ID&client_secret=$CLIENT_SECRET" \

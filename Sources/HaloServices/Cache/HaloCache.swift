@@ -45,6 +45,11 @@ public final class HaloCache: Sendable {
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
+            // A cache is rebuilt from the server if a power cut loses its last commits, so skip the
+            // per-commit fsync; a larger page cache and rarer checkpoints keep a big sync off the disk.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 8192")
+            }
             pool = try DatabasePool(path: file.path, configuration: configuration)
             try CacheSchema.migrator.migrate(pool)
         } catch {

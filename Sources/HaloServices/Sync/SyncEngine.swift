@@ -174,7 +174,6 @@ private struct SyncApplier {
     private var deletions: [String] = []
     private var timestamp: Int64?
     private var counts = (created: 0, updated: 0, deleted: 0)
-    private let decoder = JSONDecoder()
 
     init(cache: HaloCache, key: String) {
         self.cache = cache
@@ -197,7 +196,7 @@ private struct SyncApplier {
                 deletions.append(id)
                 counts.deleted += 1
             case .element(let section, let data):
-                let instance = try decoder.decode(WireInstance.self, from: data)
+                let instance = try WireInstance(syncElement: String(decoding: data, as: UTF8.self))
                 guard !instance.id.isEmpty, instance.createdAt != nil else {
                     throw HaloError.invalidResponse(status: 200, message: "A synced instance has no id or no createdAt.")
                 }
