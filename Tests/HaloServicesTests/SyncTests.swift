@@ -201,7 +201,7 @@ final class SyncTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: helper.path) else {
             throw XCTSkip("build the bench-offline helper first (swift build --build-tests builds it)")
         }
-        let modules = try await server.admin.seedBenchmark(instances: 16_000, modules: 1)
+        let modules = try await server.admin.seedBenchmark(instances: 10_000, modules: 1)
         let file = try temporaryDirectory("killed").appendingPathComponent("cache.sqlite")
         let child = Process()
         child.executableURL = helper
@@ -234,10 +234,10 @@ final class SyncTests: XCTestCase {
         XCTAssertTrue(state.firstSyncInProgress)
         let partial = try cache.read { db in try ContentTables.count(moduleId: modules[0], in: db) }
         XCTAssertGreaterThanOrEqual(partial, 2 * SyncEngine.chunkSize)
-        XCTAssertLessThan(partial, 16_000)
+        XCTAssertLessThan(partial, 10_000)
 
         let entries = try await engine(cache).sync(SyncQuery(moduleId: modules[0]))
-        XCTAssertEqual(entries.first?.creations, 16_000)
+        XCTAssertEqual(entries.first?.creations, 10_000)
         try await assertCacheMatchesServer(cache, key: modules[0], moduleIds: modules)
     }
 

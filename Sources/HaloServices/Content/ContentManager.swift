@@ -116,8 +116,8 @@ public final class ContentManager: Sendable {
 
     // MARK: Sync
 
-    /// One sync request (§14.1) and its parsed response. Storing the result locally, and the
-    /// first-sync follow-up request, belong to the offline layer (not built yet).
+    /// One sync request (§14.1) and its parsed response, nothing stored. To sync into the
+    /// offline cache (first sync + delta, streamed) use `syncToCache(query:)`.
     public func sync(query: SyncQuery) async throws(HaloError) -> SyncResult {
         var headers: [String: String] = [:]
         if let seconds = query.serverCacheSeconds { headers["to-cache"] = String(seconds) }
@@ -128,9 +128,9 @@ public final class ContentManager: Sendable {
         }
     }
 
-    /// The seed's form of `sync`: the handler gets the module (id or name, as queried) and the
-    /// error, if any. The parsed changes are only available from the async form until the
-    /// offline store (which keeps synced instances) lands.
+    /// The seed's form of `sync`: syncs into the offline cache (`syncToCache`); the handler gets
+    /// the module (id or name, as queried) and the error, if any; read the result with
+    /// `getSyncedInstances` / `getSyncLog`.
     public func sync(query: SyncQuery, completionHandler handler: @escaping @Sendable (String, HaloError?) -> Void) {
         Task {
             do throws(HaloError) { _ = try await syncToCache(query: query); handler(query.moduleKey, nil) } catch { handler(query.moduleKey, error) }
