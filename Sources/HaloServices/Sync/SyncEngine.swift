@@ -123,20 +123,25 @@ public final class SyncEngine: Sendable {
         let cache = self.cache
         let key = query.moduleKey
         return try await HTTPStreaming.run(cancelFlag: flag) { isCancelled in
-            var applier = SyncApplier(cache: cache, key: key)
-            var total: Int?
+            let report = { @Sendable in
+                progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: counter.total, request: number))
+            }
+            let writer = SyncChunkWriter(cache: cache, key: key) { applied in
+                counter.add(applied)
+                report()
+            }
+            // Whatever happens, no chunk is written after this request has returned.
+            defer { try? writer.close() }
+            var applier = SyncApplier(cache: cache, key: key, writer: writer)
             _ = try HTTPStreaming.perform(http, isCancelled: isCancelled) { response in
-                total = response.headers[SyncEngine.totalHeader].flatMap { Int($0) }
-                progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: total, request: number))
+                counter.total = response.headers[SyncEngine.totalHeader].flatMap { Int($0) }
+                report()
             } onData: { bytes in
-                let applied = try applier.feed(bytes)
-                if applied > 0 {
-                    counter.add(applied)
-                    progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: total, request: number))
-                }
+                try applier.feed(bytes)
             }
             let entry = try applier.finish(query: query)
-            progress?(SyncProgress(moduleKey: key, itemsDone: counter.add(applier.pendingCount), totalItems: total, request: number))
+            counter.add(applier.pendingCount)
+            report()
             return entry
         }
     }
@@ -155,35 +160,44 @@ public final class SyncEngine: Sendable {
     }
 }
 
-/// Items applied across the requests of one sync (read by the progress callback).
+/// Items applied across the requests of one sync, and the current request's announced total
+/// (read by the progress callback).
 private final class ProgressCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
+    private var announced: Int?
     var value: Int { lock.withLock { count } }
+    var total: Int? {
+        get { lock.withLock { announced } }
+        set { lock.withLock { announced = newValue } }
+    }
     @discardableResult
     func add(_ n: Int) -> Int { lock.withLock { count += n; return count } }
 }
 
 /// Turns the streamed answer into chunked cache writes: decodes each element as the parser cuts
-/// it out and commits every `SyncEngine.chunkSize` items; the last chunk commits with the sync point.
+/// it out and hands every `SyncEngine.chunkSize` items to the writer thread; the last chunk
+/// commits with the sync point, after the writer has drained.
 private struct SyncApplier {
     let cache: HaloCache
     let key: String
+    let writer: SyncChunkWriter
     private var parser = SyncStreamParser()
     private var upserts: [WireInstance] = []
     private var deletions: [String] = []
     private var timestamp: Int64?
     private var counts = (created: 0, updated: 0, deleted: 0)
 
-    init(cache: HaloCache, key: String) {
+    init(cache: HaloCache, key: String, writer: SyncChunkWriter) {
         self.cache = cache
         self.key = key
+        self.writer = writer
     }
 
     var pendingCount: Int { upserts.count + deletions.count }
 
-    /// Feeds bytes; returns how many items were committed by this call.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+    /// Feeds bytes; full chunks go to the writer.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) throws {
         var events: [SyncStreamParser.Event] = []
         try parser.feed(bytes) { events.append($0) }
         for event in events {
@@ -204,16 +218,15 @@ private struct SyncApplier {
                 if section == .created { counts.created += 1 } else { counts.updated += 1 }
             }
         }
-        guard pendingCount >= SyncEngine.chunkSize else { return 0 }
-        let applied = pendingCount
-        try cache.applySyncChunk(key: key, upserts: upserts, deletions: deletions)
-        upserts.removeAll(keepingCapacity: true)
-        deletions.removeAll(keepingCapacity: true)
-        return applied
+        guard pendingCount >= SyncEngine.chunkSize else { return }
+        try writer.submit(upserts: upserts, deletions: deletions)
+        upserts = []
+        deletions = []
     }
 
     /// Checks the answer was complete, then commits the rest with the new sync point and log entry.
     mutating func finish(query: SyncQuery) throws -> SyncLogEntry {
+        try writer.close()
         try parser.finish()
         guard let timestamp else {
             throw HaloError.invalidResponse(status: 200, message: "The sync answer has no numeric \"syncTimestamp\".")
