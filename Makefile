@@ -26,7 +26,7 @@ release: setup
 ## run: build and start HaloDesk on its embedded default (the local workspace)
 run: setup
 	swift build --product halo-desk $(SWIFT_BUILD_FLAGS)
-	./.build/debug/halo-desk
+	./.build/debug/halo-desk --local-workspace
 
 ## validate: desktop file, AppStream metainfo and GtkBuilder files
 validate: setup

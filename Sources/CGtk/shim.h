@@ -41,6 +41,9 @@ static inline GtkSelectionModel *halo_selection_model(gpointer p) { return GTK_S
 static inline GtkListItemFactory *halo_list_item_factory(gpointer p) { return GTK_LIST_ITEM_FACTORY(p); }
 static inline GtkColumnView *halo_column_view(gpointer p) { return GTK_COLUMN_VIEW(p); }
 static inline GtkSorter *halo_sorter(gpointer p) { return GTK_SORTER(p); }
+static inline GtkStack *halo_stack(gpointer p) { return GTK_STACK(p); }
+static inline GtkSwitch *halo_switch(gpointer p) { return GTK_SWITCH(p); }
+static inline GtkSpinner *halo_spinner(gpointer p) { return GTK_SPINNER(p); }
 static inline gboolean halo_is_widget(gpointer p) { return GTK_IS_WIDGET(p); }
 
 // --- Accessibility (variadic in C) ----------------------------------------------------------

@@ -25,6 +25,8 @@ final class QueryPlanTests: XCTestCase {
             SearchRequest(moduleIds: ["m1"], searchValues: nested, pagination: .init(page: 1, limit: 50)),
             SearchRequest(searchValues: nested, metaSearch: .compare("createdAt", .greater, 1_100, type: "date"),
                           segmentTags: [WireTag(name: "seg", value: "x")]),
+            // `like` with 3+ characters: trigram lookups plus the index of unindexed strings.
+            SearchRequest(searchValues: .or(.compare("title", .like, "itle 1"), .compare("category", .like, "é"))),
             // Few candidates: the comparisons probe them.
             SearchRequest(instanceIds: [hexId(3), hexId(4)], searchValues: nested),
         ]
@@ -37,12 +39,15 @@ final class QueryPlanTests: XCTestCase {
             db.trace(nil)
             let valueQueries = Set(statements.filter { $0.contains("content_value") && $0.hasPrefix("SELECT") })
             XCTAssertTrue(valueQueries.contains { $0.contains("CROSS JOIN content_value") }, "the probing path was not taken")
+            XCTAssertTrue(statements.contains { $0.contains("content_trigram MATCH") }, "the trigram path was not taken")
             XCTAssertGreaterThanOrEqual(valueQueries.count, 5, "the filter should have run one query per comparison")
             for sql in valueQueries {
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String? ?? "" }
-                // A range of the value index, or (probing a few candidates) primary-key seeks.
+                // A range of the value index (or of the strings the trigram index leaves out), or
+                // (probing a few candidates) primary-key seeks.
                 XCTAssertTrue(plan.contains {
                     $0.contains("USING COVERING INDEX content_value_lookup") || $0.contains("USING PRIMARY KEY (instance=?)")
+                        || $0.contains("USING COVERING INDEX content_value_untrigrammed")
                 }, "\(sql)\n\(plan)")
                 XCTAssertFalse(plan.contains { $0.hasPrefix("SCAN content_value") || $0.hasPrefix("SCAN v") }, "\(sql)\n\(plan)")
             }

@@ -17,7 +17,7 @@ final class AppLaunchTests: XCTestCase {
     }
 
     /// Launches halo-desk with its own XDG directories; `accessibility` keeps the AT-SPI bridge on.
-    private func launchApp(name: String, accessibility: Bool) throws -> Process {
+    private func launchApp(name: String, accessibility: Bool, arguments: [String] = []) throws -> Process {
         try GUITestEnvironment.requireDisplay()
         let binary = GUITestEnvironment.productsDirectory.appendingPathComponent("halo-desk")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
@@ -36,7 +36,7 @@ final class AppLaunchTests: XCTestCase {
         environment["GSK_RENDERER"] = "cairo"
         if accessibility { environment.removeValue(forKey: "GTK_A11Y") } else { environment["GTK_A11Y"] = "none" }
         let log = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name).log")
-        let process = try ChildProcess.start(binary.path, ["--non-unique"], environment: environment, log: log)
+        let process = try ChildProcess.start(binary.path, ["--non-unique"] + arguments, environment: environment, log: log)
         app = process
         return process
     }
@@ -81,5 +81,19 @@ final class AppLaunchTests: XCTestCase {
         XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility.log")
         XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
         XCTAssertTrue(result.stdout.contains("found frame 'HaloDesk'"), result.stdout)
+    }
+
+    /// Signs in to the local workspace through the accessibility tree only: every control the
+    /// script needs is found by its accessible name.
+    func testSignInThroughTheAccessibilityTree() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
+            throw XCTSkip("at-spi2-core is not installed")
+        }
+        let process = try launchApp(name: "accessibility-sign-in", accessibility: true, arguments: ["--local-workspace"])
+        let script = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/sign_in.py")
+        let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "editor@halo.local", "90"])
+        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility-sign-in.log")
+        XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
+        XCTAssertTrue(result.stdout.contains("found signed-in window title"), result.stdout)
     }
 }

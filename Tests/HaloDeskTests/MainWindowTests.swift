@@ -8,13 +8,7 @@ import XCTest
 final class MainWindowTests: XCTestCase {
     func testMainWindowPaintsInLightAndDarkStyle() throws {
         try MainActor.assumeIsolated {
-            try GUITestEnvironment.initializeGTK()
-            var options = CommandLineOptions()
-            options.nonUnique = true
-            let app = HaloDeskApplication(options: options)
-            var error: UnsafeMutablePointer<GError>?
-            XCTAssertNotEqual(g_application_register(halo_application(app.application.raw), nil, &error), 0,
-                              swiftString(error?.pointee.message) ?? "register failed")
+            let app = try GUITestEnvironment.sharedApplication()
             let window = try MainWindow(application: app)
             window.window.present()
             defer { window.window.destroy() }

@@ -84,6 +84,25 @@ final class ContentTests: XCTestCase {
         XCTAssertTrue(assertEnvelope(unknownModule, status: 400).contains("Nope"))
     }
 
+    func testIncludeReturnsRelatedInstancesBesideItems() async throws {
+        let people = try await server.admin.addModule(ModuleSpec(name: "People", fields: [ModuleField("name", .text)]))
+        let posts = try await server.admin.addModule(ModuleSpec(name: "Posts", fields: [ModuleField("author", .singleRelation)]))
+        let ada = try await server.call(
+            "POST", "/api/generalcontent/instance", token: editor, body: .json(["module": .string(people), "name": "Ada"]))
+        let adaId = try XCTUnwrap(ada.json["id"]?.stringValue)
+        let post = try await server.call(
+            "POST", "/api/generalcontent/instance", token: editor,
+            body: .json(["module": .string(posts), "name": "Hello", "values": ["author": .string(adaId)]]))
+        XCTAssertEqual(post.status, 200)
+        let plain = try await search(["moduleName": "Posts"])
+        XCTAssertNil(plain.json["included"])
+        let included = try await search(["moduleName": "Posts", "include": ["all"]])
+        XCTAssertEqual(included.json["items"]?.arrayValue?.first?["values"]?["author"]?.stringValue, adaId)
+        XCTAssertEqual(included.json["included"]?.arrayValue?.compactMap { $0["id"]?.stringValue }, [adaId])
+        let related = try await search(["relatedTo": [["fieldName": "author", "instanceIds": [.string(adaId)]]], "pagination": ["skip": true]])
+        XCTAssertEqual(related.json.arrayValue?.compactMap { $0["name"]?.stringValue }, ["Hello"])
+    }
+
     func testCreateUpdateDeleteConflictAndValidation() async throws {
         let created = try await create("First", ["title": "Hello", "price": 12.5, "label": ["en-US": "Hi", "es-ES": "Hola"], "size": "S"])
         assertSameShape(created, as: try Fixtures.load("android/halo-content/contentManipulation.json"))

@@ -22,8 +22,12 @@ extension ContentTables {
         }
 
         let scope = moduleScope(of: request, schema: schema)
-        let capacity = (try Int64.fetchOne(db, sql: "SELECT max(pk) FROM content_instance") ?? 0) + 1
-        let (universe, live) = try searchedInstances(scope: scope, capacity: capacity, in: db)
+        let capacity = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(pk) FROM content_instance")) ?? 0) + 1
+        // A positive value filter only matches instances of the scoped modules (the fields it
+        // compares are theirs), so their instance list, a scan of every key of those modules, is
+        // not needed: all instances stand in for it (negations stay inside the filter's `and`s).
+        let scopedByFilter = scope != nil && (request.searchValues?.matchesOnlyItsFields ?? false)
+        let (universe, live) = try searchedInstances(scope: scopedByFilter ? nil : scope, capacity: capacity, in: db)
         var evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
 
         var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
@@ -56,7 +60,8 @@ extension ContentTables {
         let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
         let offset = skip ? 0 : (overflow ? Int.max : product)
         let pks = try orderedPage(
-            of: matches, universe: universe, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit, offset: offset, in: db)
+            of: matches, searched: scopedByFilter ? nil : universe.count, sortKeys: sortKeys, scope: scope,
+            limit: skip ? nil : limit, offset: offset, in: db)
         let stored = try ContentReader.instances(pks: pks, in: db)
         let items = stored.map { instance in
             var shaped = localize(instance, locale: request.locale, schema: schema)
@@ -91,7 +96,7 @@ extension ContentTables {
         guard let scope else {
             // All modules: when no key was ever freed, every key up to max(pk) exists and the
             // universe needs no scan; deleted instances come from a small partial index.
-            let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0
+            let count = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM content_instance")) ?? 0
             var universe = RowSet(capacity: capacity)
             if count == capacity - 1 {
                 universe = RowSet(filledBelow: capacity)
@@ -144,17 +149,21 @@ extension ContentTables {
     /// is full — cost proportional to the page, not to the matches. Otherwise hand SQLite the
     /// matching keys and let it sort them (a top-N sort when there is a limit).
     private static func orderedPage(
-        of matches: RowSet, universe: RowSet, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
+        of matches: RowSet, searched: Int?, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
         in db: Database
     ) throws -> [Int64] {
         let count = matches.count
         guard count > 0, offset < count else { return [] }
+        // How many instances the walk may pass over (counted here when the caller has no set).
+        let searchedCount = try searched ?? Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
+            arguments: [ContentReader.jsonArray(scope ?? [])]) ?? 0
         let order = (sortKeys.map { "\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
             .joined(separator: ", ")
         let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
         if let limit, indexedOrder, (scope?.count ?? 1) == 1,
            // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
-           (Double(offset) + Double(limit)) * Double(universe.count) / Double(count) < Double(count) / 4 {
+           (Double(offset) + Double(limit)) * Double(searchedCount) / Double(count) < Double(count) / 4 {
             let sql = "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module = ?") + " ORDER BY \(order)"
             let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(scope ?? []))
             var page: [Int64] = []
@@ -200,6 +209,23 @@ extension ContentTables {
 }
 
 extension FilterNode {
+    /// True when every instance the filter matches has a value in one of the compared fields,
+    /// i.e. nothing comes from a complement: `=`, `in` (without null), ranges and `like`; an
+    /// `and` with one such operand; an `or` of only such operands.
+    var matchesOnlyItsFields: Bool {
+        switch self {
+        case .condition(.and, let operands): return operands.contains { $0.matchesOnlyItsFields }
+        case .condition(.or, let operands): return operands.allSatisfy { $0.matchesOnlyItsFields }
+        case .condition: return false
+        case .comparison(let c):
+            switch c.operation {
+            case .equal, .in: return !(c.value.arrayValue ?? [c.value]).contains { $0.isNull }
+            case .greater, .less, .greaterOrEqual, .lessOrEqual, .like: return true
+            case .notEqual, .notIn, .unrecognized: return false
+            }
+        }
+    }
+
     /// True when any comparison in the tree names `property`.
     func mentions(property: String) -> Bool {
         switch self {

@@ -1,8 +1,9 @@
 import GRDB
 
 /// Evaluates filter trees to sets of instances, one index range per comparison (see `RowSet`).
-/// Inside an `and`, operands run cheapest first; once the running result is a small share of
-/// the searched instances, later comparisons look those up one by one instead of scanning.
+/// `like` looks patterns up in a trigram index (`TrigramIndex`). Inside an `and`, operands run
+/// cheapest first; once the running result is a small share of the searched instances, later
+/// comparisons look those up one by one instead of scanning.
 ///
 /// Semantics (identical online and offline, since server and cache both run this):
 /// - `searchValues` compare `values.<property>`; list and object values match element-wise.
@@ -30,6 +31,8 @@ struct FilterEvaluator {
     /// random page per instance) rather than scanned (about 0.1 µs per key, but the whole range).
     /// Measured with bench-content-store: probing 5% of 100k costs as much as scanning.
     var probeRatio = 0.02
+    /// Whether `like` may use the trigram index (tests turn it off to compare with the scan).
+    var useTrigramIndex = true
 
     init(db: Database, universe: RowSet, moduleScope: [String]?, capacity: Int64) {
         self.db = db
@@ -96,11 +99,28 @@ struct FilterEvaluator {
             return try valueRange(c.operation, c.value, fields: fields)
         case .like:
             guard let text = c.value.stringValue else { return RowSet(capacity: capacity) }
-            return try rows(
-                "kind = 3 AND coalesce(folded, str) LIKE ? ESCAPE '\\'", [Self.likePattern(text)], fields: fields)
+            return try valueLike(text, fields: fields)
         case .unrecognized(let name):
             throw ContentStoreError.invalidFilter("unknown operation \"\(name)\"")
         }
+    }
+
+    /// `like`: strings of the fields containing `text`, ignoring case. Patterns of 3 or more
+    /// ASCII characters are looked up in the trigram index and only the strings it leaves out
+    /// (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
+    /// patterns, and a small candidate set (probed), keep the plain LIKE over every string.
+    private func valueLike(_ text: String, fields: [Int64]) throws -> RowSet {
+        let pattern: StatementArguments = [Self.likePattern(text)]
+        let folded = text.lowercased()
+        let asciiPattern = TrigramIndex.isPlainASCII(folded, maxBytes: .max)
+        guard useTrigramIndex, probeList() == nil, !asciiPattern || folded.utf8.count >= TrigramIndex.minPatternBytes else {
+            return try rows("kind = 3 AND coalesce(folded, str) LIKE ? ESCAPE '\\'", pattern, fields: fields)
+        }
+        var result = try rows(
+            "kind = 3 AND trigram = 0 AND coalesce(folded, str) LIKE ? ESCAPE '\\'", pattern, fields: fields,
+            index: "content_value_untrigrammed")
+        if asciiPattern { try TrigramIndex.addMatches(of: folded, fields: fields, to: &result, in: db) }
+        return result
     }
 
     /// Within one `and`, numeric range comparisons on the same field (`price >= 10`,
@@ -122,8 +142,8 @@ struct FilterEvaluator {
         var sets: [RowSet] = []
         for (property, list) in bounds.sorted(by: { $0.key < $1.key }) {
             let fields = try fieldNumbers(named: property)
-            let single = try fields.isEmpty || Int.fetchOne(
-                db, sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))") == 0
+            let single = try fields.isEmpty || Int.fetchOne(db.cachedStatement(
+                sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))")) == 0
             if list.count < 2 || !single {
                 rest += list.map { .compare(property, $0.0, .number($0.1)) }
                 continue
@@ -217,7 +237,10 @@ struct FilterEvaluator {
     }
 
     /// Instances having a value row of one of `fields` that satisfies `condition`.
-    private func rows(_ condition: String, _ arguments: StatementArguments, fields: [Int64]) throws -> RowSet {
+    /// `index` pins the index a scan uses (a partial index SQLite might otherwise pass over).
+    private func rows(
+        _ condition: String, _ arguments: StatementArguments, fields: [Int64], index: String? = nil
+    ) throws -> RowSet {
         guard !fields.isEmpty else { return RowSet(capacity: capacity) }
         // Field numbers are our own integers, so inlining them is safe; it lets SQLite seek the
         // (field, kind, num, str) index once per field.
@@ -231,7 +254,8 @@ struct FilterEvaluator {
                 """
             return try KeyScan.rowSet(sql, [probe] + arguments, capacity: capacity, in: db)
         }
-        let sql = "SELECT instance FROM content_value WHERE field IN (\(list)) AND \(condition)"
+        let source = index.map { "content_value INDEXED BY \($0)" } ?? "content_value"
+        let sql = "SELECT instance FROM \(source) WHERE field IN (\(list)) AND \(condition)"
         return try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
 
@@ -345,7 +369,11 @@ struct FilterEvaluator {
         case .equal, .in: return c.value.isNull ? 2 : 0
         case .greater, .less, .greaterOrEqual, .lessOrEqual: return 1
         case .notEqual, .notIn: return 2
-        case .like, .unrecognized: return 3
+        case .like:
+            // An index lookup with 3+ characters (see `valueLike`); a scan of every string below.
+            let text = c.value.stringValue ?? ""
+            return text.utf8.count >= TrigramIndex.minPatternBytes ? 1 : 3
+        case .unrecognized: return 3
         }
     }
 

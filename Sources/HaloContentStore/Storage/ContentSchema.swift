@@ -13,7 +13,10 @@ import GRDB
 ///   scalar was (0 null, 1 bool, 2 number, 3 string); numbers and booleans live in `num`, strings
 ///   in `str`, with `folded` holding a lowercased copy when lowercasing changes it (for `like`).
 ///   Clustered by instance (cheap rewrite of one instance) and indexed by (field, kind, num, str)
-///   so every comparison is one index range.
+///   so every comparison is one index range. `trigram` is 1 when the string's folded text is in
+///   `content_trigram` (see `TrigramIndex`); the others are what `like` still scans.
+/// - `content_trigram`: FTS5 trigram index of short ASCII strings, kept by triggers, so that
+///   `like` with ≥ 3 characters is an index lookup instead of a scan of every string.
 /// - `content_tag`: segmentation tags by (name, value).
 enum ContentSchema {
     static func createTables(_ db: Database) throws {
@@ -67,9 +70,15 @@ enum ContentSchema {
                 num REAL,
                 str TEXT,
                 folded TEXT,
+                trigram INTEGER NOT NULL DEFAULT 0,
                 PRIMARY KEY (instance, field, ord)
             ) WITHOUT ROWID;
             CREATE INDEX content_value_lookup ON content_value(field, kind, num, str, folded);
+            -- The strings `like` must scan even with a trigram pattern (long or non-ASCII ones);
+            -- kind and trigram are listed so that the scan never reads the table (covering).
+            CREATE INDEX content_value_untrigrammed ON content_value(field, str, folded, kind, trigram)
+                WHERE kind = 3 AND trigram = 0;
+            \(TrigramIndex.schemaSQL)
 
             CREATE TABLE content_tag (
                 instance INTEGER NOT NULL,

@@ -16,14 +16,13 @@ public enum ContentTables {
     /// Inserts the instance, or replaces the stored one with the same id (values, tags and all
     /// metadata are taken from `instance` as given).
     public static func upsert(_ instance: WireInstance, in db: Database) throws {
-        try ContentWriter(db).upsert(instance)
+        try ContentWriter(db).upsertAll([instance])
     }
 
     /// The bulk path for seeding and sync: one set of prepared statements for all instances.
     /// Run it inside one transaction (a GRDB `write` block) for speed.
     public static func upsert<S: Sequence>(contentsOf instances: S, in db: Database) throws where S.Element == WireInstance {
-        let writer = try ContentWriter(db)
-        for instance in instances { try writer.upsert(instance) }
+        try ContentWriter(db).upsertAll(instances)
     }
 
     /// Soft-deletes an instance: sets `deletedAt` (and `deletedBy`) and returns the new state, or
@@ -51,6 +50,7 @@ public enum ContentTables {
             let pks = try Int64.fetchAll(db, sql: "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
                                          arguments: [ContentReader.jsonArray(Array(chunk))])
             let list = ContentReader.jsonArray(pks)
+            try TrigramIndex.remove(instances: pks, in: db)
             for table in ["content_value", "content_tag"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE instance IN (SELECT value FROM json_each(?))", arguments: [list])
             }

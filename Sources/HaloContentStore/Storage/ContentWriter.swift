@@ -17,6 +17,10 @@ final class ContentWriter {
     /// Fields already marked `multi` by this writer.
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
+    /// Instances are written in batches of this many, each updating the trigram index in two
+    /// rowid-ordered passes (see `TrigramIndex`) instead of once per instance. Each pass leaves
+    /// an FTS5 segment to merge later: 10,000 indexed 800k strings in half the CPU of 2,000.
+    private static let batchSize = 10_000
 
     private struct FieldKey: Hashable {
         let module: String
@@ -42,7 +46,7 @@ final class ContentWriter {
         deleteValues = try db.cachedStatement(sql: "DELETE FROM content_value WHERE instance = ?")
         deleteTags = try db.cachedStatement(sql: "DELETE FROM content_tag WHERE instance = ?")
         insertValue = try db.cachedStatement(sql: """
-            INSERT INTO content_value (instance, field, ord, kind, num, str, folded) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO content_value (instance, field, ord, kind, num, str, folded, trigram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertTag = try db.cachedStatement(sql: "INSERT INTO content_tag (instance, ord, name, value) VALUES (?, ?, ?, ?)")
         insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
@@ -50,15 +54,55 @@ final class ContentWriter {
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
     }
 
-    /// Inserts or replaces one instance (matched by `id`).
-    func upsert(_ instance: WireInstance) throws {
-        guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
-        guard !instance.module.isEmpty else {
-            throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
+    /// Inserts or replaces the instances (matched by `id`), in order.
+    func upsertAll<S: Sequence>(_ instances: S) throws where S.Element == WireInstance {
+        var batch: [WireInstance] = []
+        batch.reserveCapacity(Self.batchSize)
+        for instance in instances {
+            batch.append(instance)
+            if batch.count == Self.batchSize {
+                try write(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
         }
-        guard let createdAt = instance.createdAt else {
-            throw ContentStoreError.invalidInstance("instance \(instance.id) has no createdAt")
+        try write(batch)
+    }
+
+    /// One batch: the metadata rows first (they give the keys), then the batch's old strings
+    /// leave the trigram index in one pass, the values are rewritten, and the new strings go in
+    /// in one pass. An id may appear twice; its last version wins, as row by row.
+    private func write(_ batch: [WireInstance]) throws {
+        // Checked up front so that a bad instance leaves the ones before it fully written and
+        // none after it, exactly as writing one by one would.
+        var validCount = 0
+        var failure: (any Error)?
+        for instance in batch {
+            do { _ = try Self.validatedCreatedAt(instance) } catch { failure = error; break }
+            validCount += 1
         }
+        try write(valid: batch.prefix(validCount))
+        if let failure { throw failure }
+    }
+
+    private func write(valid batch: ArraySlice<WireInstance>) throws {
+        guard !batch.isEmpty else { return }
+        let pks = try batch.map(upsertMetadata)
+        let distinct = Array(Set(pks)).sorted()
+        try TrigramIndex.remove(instances: distinct, in: db)
+        do {
+            for (instance, pk) in zip(batch, pks) { try writeContent(instance, pk: pk) }
+        } catch {
+            // Whatever rows the batch's instances hold now (new, half-written or untouched), the
+            // index must hold them too.
+            try TrigramIndex.add(instances: distinct, in: db)
+            throw error
+        }
+        try TrigramIndex.add(instances: distinct, in: db)
+    }
+
+    /// Inserts or replaces the instance's `content_instance` row; returns its key.
+    private func upsertMetadata(_ instance: WireInstance) throws -> Int64 {
+        let createdAt = try Self.validatedCreatedAt(instance)
         upsertInstance.setUncheckedArguments([
             instance.id, instance.module, instance.name, instance.name.lowercased(), createdAt,
             instance.updatedAt, instance.publishedAt, instance.removedAt, instance.archivedAt, instance.deletedAt,
@@ -67,6 +111,23 @@ final class ContentWriter {
         guard let pk = try Int64.fetchOne(upsertInstance) else {
             throw ContentStoreError.corruptData("storing instance \(instance.id) returned no row")
         }
+        return pk
+    }
+
+    /// What an instance needs to be stored: an id, a module and createdAt (returned).
+    private static func validatedCreatedAt(_ instance: WireInstance) throws -> Int64 {
+        guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
+        guard !instance.module.isEmpty else {
+            throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
+        }
+        guard let createdAt = instance.createdAt else {
+            throw ContentStoreError.invalidInstance("instance \(instance.id) has no createdAt")
+        }
+        return createdAt
+    }
+
+    /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index).
+    private func writeContent(_ instance: WireInstance, pk: Int64) throws {
         try deleteValues.execute(arguments: [pk])
         try deleteTags.execute(arguments: [pk])
         try upsertBody.execute(arguments: [
@@ -94,6 +155,7 @@ final class ContentWriter {
         var num: Double?
         var str: String?
         var folded: String?
+        var trigram = false
         switch scalar {
         case .bool(let b): kind = .bool; num = b ? 1 : 0
         case .number(let n): kind = .number; num = n
@@ -102,9 +164,10 @@ final class ContentWriter {
             str = s
             let lower = s.lowercased()
             if lower != s { folded = lower }
+            trigram = TrigramIndex.isIndexable(folded: lower, instance: instance, field: field, ord: ord)
         default: kind = .null
         }
-        insertValue.setUncheckedArguments([instance, field, ord, kind.rawValue, num, str, folded])
+        insertValue.setUncheckedArguments([instance, field, ord, kind.rawValue, num, str, folded, trigram])
         try insertValue.execute()
     }
 

@@ -5,6 +5,8 @@ import Foundation
 struct CommandLineOptions: Equatable {
     /// Allow several instances (tests; side-by-side workspaces). Default: one instance per session.
     var nonUnique = false
+    /// Open the local workspace directly (`make run`), whatever was chosen before.
+    var localWorkspace = false
     /// Save a PNG of the main window after its first frame, then quit (release checks, docs).
     var screenshotPath: String?
     /// Quit right after the first frame is painted (start-up benchmarks).
@@ -17,6 +19,7 @@ struct CommandLineOptions: Equatable {
     static let usage = """
         Usage: halo-desk [OPTIONS]
 
+          --local-workspace       open the local workspace directly
           --non-unique            run beside an already running HaloDesk
           --screenshot PATH       save a PNG of the main window after it is shown, then quit
           --quit-after-first-frame
@@ -32,6 +35,7 @@ struct CommandLineOptions: Equatable {
         while let argument = remaining.popFirst() {
             switch argument {
             case "--non-unique": nonUnique = true
+            case "--local-workspace": localWorkspace = true
             case "--quit-after-first-frame": quitAfterFirstFrame = true
             case "--version": showVersion = true
             case "-h", "--help": showHelp = true

@@ -8,6 +8,7 @@ final class HaloDeskApplication {
     let application: GObjectRef
     private let options: CommandLineOptions
     private(set) var mainWindow: MainWindow?
+    private(set) var shell: ShellController?
 
     init(options: CommandLineOptions) {
         self.options = options
@@ -40,6 +41,7 @@ final class HaloDeskApplication {
         Actions.add("about", to: application) { [unowned self] in self.showAbout() }
         setAccelerators(["<Control>q"], for: "app.quit")
         setAccelerators(["<Control>question"], for: "win.show-help-overlay")
+        setAccelerators(["<Control>comma"], for: "win.preferences")
     }
 
     private func activate() {
@@ -50,7 +52,10 @@ final class HaloDeskApplication {
         do {
             let window = try MainWindow(application: self)
             mainWindow = window
+            let shell = ShellController(window: window)
+            self.shell = shell
             afterFirstFrame(of: window)
+            shell.start(forceLocal: options.localWorkspace)
             window.window.present()
         } catch {
             // Without its layout the app cannot show anything: say why on stderr and exit non-zero.
@@ -94,7 +99,7 @@ final class HaloDeskApplication {
         gtk_window_present(halo_window(about))
     }
 
-    private func setAccelerators(_ accelerators: [String], for action: String) {
+    func setAccelerators(_ accelerators: [String], for action: String) {
         var cStrings = accelerators.map { strdup($0) } + [nil]
         defer { cStrings.forEach { free($0) } }
         cStrings.withUnsafeMutableBufferPointer { buffer in

@@ -36,6 +36,7 @@ private typealias VoidHandler = @MainActor () -> Void
 private typealias PointerHandler = @MainActor (UnsafeMutableRawPointer?) -> Void
 private typealias UIntHandler = @MainActor (UInt32) -> Void
 private typealias BoolHandler = @MainActor () -> Bool
+private typealias FlagToBoolHandler = @MainActor (Bool) -> Bool
 
 // Trampolines receive the box address as an integer inside the isolated closure: raw pointers
 // are not Sendable.
@@ -62,6 +63,12 @@ private let uintTrampoline: @convention(c) (UnsafeMutableRawPointer?, UInt32, Un
 private let boolTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
     let box = UInt(bitPattern: data)
     return MainActor.assumeIsolated { handlerBox(BoolHandler.self, box)?() ?? false } ? 1 : 0
+}
+
+// `gboolean handler(GObject *self, gboolean arg, gpointer user_data)`: GtkSwitch::state-set, …
+private let flagToBoolTrampoline: @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> gboolean = { _, flag, data in
+    let box = UInt(bitPattern: data)
+    return MainActor.assumeIsolated { handlerBox(FlagToBoolHandler.self, box)?(flag != 0) ?? false } ? 1 : 0
 }
 
 /// The handler stored at `address` (the user data GLib passes back to a trampoline).
@@ -102,6 +109,12 @@ extension GObjectRef {
     @discardableResult
     func onReturningBool(_ signal: String, _ handler: @escaping @MainActor () -> Bool) -> SignalConnection {
         connect(raw, signal, unsafeBitCast(boolTrampoline, to: GCallback.self), handler as BoolHandler)
+    }
+
+    /// Connects a handler for a signal with one boolean argument whose boolean result GTK uses.
+    @discardableResult
+    func onReturningBoolWithFlag(_ signal: String, _ handler: @escaping @MainActor (Bool) -> Bool) -> SignalConnection {
+        connect(raw, signal, unsafeBitCast(flagToBoolTrampoline, to: GCallback.self), handler as FlagToBoolHandler)
     }
 
     /// Emits a signal that has no arguments and no return value (e.g. `clicked`), synchronously.

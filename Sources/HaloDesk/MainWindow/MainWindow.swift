@@ -1,28 +1,65 @@
 import CAdw
 import CGtk
 
-/// The main window (`Resources/ui/main-window.ui`): header bar, primary menu, toasts, content.
+/// The main window (`Resources/ui/main-window.ui`): header bar, primary menu, toasts, and a page
+/// stack the shell fills (welcome, connect, sign-in, register, workspace; loading and error are
+/// part of the layout).
 @MainActor
 final class MainWindow {
     let window: Window
+    let stack: Stack
+    let windowTitle: WindowTitle
     private let toastOverlay: Widget
+    private let loadingSpinner: Spinner
+    private let loadingLabel: Label
+    private let errorPage: StatusPage
+    let errorRetryButton: Button
+    let errorBackButton: Button
 
     init(application: HaloDeskApplication) throws {
         let builder = try Builder(ui: "main-window")
         window = try builder.object("main_window")
+        stack = try builder.object("content_stack")
+        windowTitle = try builder.object("window_title")
         toastOverlay = try builder.object("toast_overlay")
+        loadingSpinner = try builder.object("loading_spinner")
+        loadingLabel = try builder.object("loading_label")
+        errorPage = try builder.object("error_page")
+        errorRetryButton = try builder.object("error_retry_button")
+        errorBackButton = try builder.object("error_back_button")
         gtk_window_set_application(window.window, halo_gtk_application(application.application.raw))
         gtk_widget_set_name(window.widget, "main-window")
         window.setAccessibleLabel(AppInfo.name)
 
         let shortcuts = try Builder(ui: "help-overlay")
         let helpOverlay: Window = try shortcuts.object("help_overlay")
-        gtk_application_window_set_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self), OpaquePointer(helpOverlay.raw))
+        gtk_application_window_set_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self),
+                                                OpaquePointer(helpOverlay.raw))
     }
 
     /// Shows a short message at the bottom of the window (libadwaita toast).
     func showToast(_ message: String) {
         let toast = adw_toast_new(message)
         adw_toast_overlay_add_toast(halo_adw_toast_overlay(toastOverlay.raw), toast)
+    }
+
+    /// Adds `page` under `name` once; later calls only show it.
+    func show(_ page: Widget, named name: String) {
+        if !stack.hasPage(name) { stack.addPage(page, named: name) }
+        loadingSpinner.isSpinning = false
+        stack.visiblePage = name
+    }
+
+    func showLoading(_ message: String) {
+        loadingLabel.text = message
+        loadingSpinner.isSpinning = true
+        stack.visiblePage = "loading"
+    }
+
+    func showError(title: String, message: String) {
+        errorPage.title = title
+        errorPage.details = message
+        loadingSpinner.isSpinning = false
+        stack.visiblePage = "error"
     }
 }

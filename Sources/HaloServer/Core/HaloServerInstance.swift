@@ -3,7 +3,6 @@ import GRDB
 import HaloContentStore
 import Hummingbird
 import Logging
-import NIOCore
 import ServiceLifecycle
 
 /// The request context every route uses.
@@ -42,18 +41,14 @@ public final class HaloServerInstance: Sendable {
     /// Opens (and migrates) the database, binds the socket and starts serving. Returns once the
     /// server accepts connections.
     public static func start(_ configuration: HaloServerConfiguration) async throws -> HaloServerInstance {
-        let (application, admin) = try makeApplication(configuration) { _ in }
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
-        let running = Application(
-            router: application.router, configuration: application.configuration,
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: application.logger)
+        let (application, admin) = try makeApplication(configuration) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
         // Our own group (no signal handlers: the host app owns those) so `stop()` can shut down gracefully.
         let serviceGroup = ServiceGroup(
-            configuration: .init(services: [running], gracefulShutdownSignals: [], logger: application.logger))
+            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: application.logger))
         let task = Task {
             // Ends the port stream when the server stops or fails to bind, so `start` never hangs.
             defer { portContinuation.finish() }
@@ -75,11 +70,7 @@ public final class HaloServerInstance: Sendable {
     public static func serve(
         _ configuration: HaloServerConfiguration, onRunning: @escaping @Sendable (Int) -> Void
     ) async throws {
-        let (application, _) = try makeApplication(configuration) { port in onRunning(port) }
-        try await Application(
-            router: application.router, configuration: application.configuration,
-            onServerRunning: application.onRunning, logger: application.logger
-        ).runService()
+        try await makeApplication(configuration, onRunning: onRunning).application.runService()
     }
 
     /// Stops accepting connections, lets requests in flight finish, and waits for the server to end.
@@ -90,33 +81,28 @@ public final class HaloServerInstance: Sendable {
 
     // MARK: Assembly
 
-    private struct Parts {
-        var router: Router<ServerContext>
-        var configuration: ApplicationConfiguration
-        var logger: Logger
-        var onRunning: @Sendable (any Channel) async -> Void
-    }
-
+    /// Database, shared services, routes and middleware: everything but the run loop.
     private static func makeApplication(
         _ configuration: HaloServerConfiguration, onRunning: @escaping @Sendable (Int) -> Void
-    ) throws -> (Parts, HaloServerAdmin) {
+    ) throws -> (application: Application<RouterResponder<ServerContext>>, admin: HaloServerAdmin) {
         let database = try ServerDatabase.open(directory: configuration.dataDirectory)
         var logger = Logger(label: "halo-server")
         logger.logLevel = configuration.logRequests ? .info : .warning
         let environment = ServerEnvironment(
-            database: database, clock: MonotonicClock(),
+            database: database, clock: try ServerDatabase.clock(for: database),
             tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
             configuration: configuration, logger: logger)
         let router = Router(context: ServerContext.self)
         if configuration.logRequests { router.add(middleware: RequestLogMiddleware(logger: logger)) }
         router.add(middleware: ErrorEnvelopeMiddleware())
         Routes.register(on: router, environment)
-        let appConfiguration = ApplicationConfiguration(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "HaloServer")
-        let parts = Parts(
-            router: router, configuration: appConfiguration, logger: logger,
-            onRunning: { channel in onRunning(channel.localAddress?.port ?? 0) })
-        return (parts, HaloServerAdmin(environment: environment))
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "HaloServer"),
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        return (application, HaloServerAdmin(environment: environment))
     }
 
     private static func urlHost(_ host: String) -> String {

@@ -13,6 +13,8 @@ enum ServerDatabase {
         var configuration = Configuration()
         // Several processes (server + `halo-server user add`) may write the same file.
         configuration.busyMode = .timeout(10)
+        // Each streamed sync holds a reader until its client has read the answer; leave room for searches.
+        configuration.maximumReaderCount = 12
         configuration.prepareDatabase { db in
             // In WAL mode NORMAL still survives a killed process; only power loss may lose the last commits.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -20,6 +22,20 @@ enum ServerDatabase {
         let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
         try migrator.migrate(pool)
         return pool
+    }
+
+    /// A clock that stays above every stamp already stored, so a wall clock set back between two
+    /// runs cannot hand out stamps an earlier sync window already covered.
+    static func clock(for database: DatabasePool) throws -> MonotonicClock {
+        let floor = try database.read { db in
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT max(coalesce(max(createdAt), 0), coalesce(max(updatedAt), 0), coalesce(max(deletedAt), 0))
+                    FROM content_instance
+                    """) ?? 0
+        }
+        return MonotonicClock(wallClock: { max(MonotonicClock.systemMilliseconds(), floor + 1) })
     }
 
     static var migrator: DatabaseMigrator {

@@ -49,4 +49,24 @@ enum GUITestEnvironment {
     }
 
     @MainActor private static var gtkReady = false
+    @MainActor private static var application: HaloDeskApplication?
+
+    /// One registered HaloDeskApplication for all in-process window tests: a second GApplication
+    /// with the same id cannot export itself on the session bus from the same process.
+    @MainActor
+    static func sharedApplication() throws -> HaloDeskApplication {
+        try initializeGTK()
+        if let application { return application }
+        var options = CommandLineOptions()
+        options.nonUnique = true
+        let app = HaloDeskApplication(options: options)
+        var error: UnsafeMutablePointer<GError>?
+        guard g_application_register(halo_application(app.application.raw), nil, &error) != 0 else {
+            let message = swiftString(error?.pointee.message) ?? "unknown error"
+            g_clear_error(&error)
+            throw XCTSkip("cannot register the application: \(message)")
+        }
+        application = app
+        return app
+    }
 }

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# HaloContentStore search speed: the nested 4-condition filter over 100,000 instances in 10
+# modules (all modules and one module), page of 50 with totals, against a naive json_extract
+# full scan in the sqlite3 CLI on the same data, measured in the same run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+swift build -c release --product bench-content-store 2>&1 | grep -E "error|Build complete" | tail -1
+"$(swift build -c release --show-bin-path)/bench-content-store" "$@"

@@ -1,0 +1,90 @@
+import CAdw
+import CGtk
+import HaloServices
+
+/// The preferences window (`Resources/ui/preferences-window.ui`). Changes apply at once to the
+/// running session where they can (retries, offline policy, log level) and are remembered;
+/// SSL pinning applies from the next connection, and turning it off asks first.
+@MainActor
+final class PreferencesWindow {
+    let window: Window
+    let retriesSpin: Widget
+    let pinningSwitch: Switch
+    let offlineRow: ComboRow
+    let logLevelRow: ComboRow
+    private let serverRow: Widget
+
+    static let offlinePolicies: [OfflinePolicy] = [.none, .loadAndStoreLocalData, .returnLocalDataDontLoad]
+    static let logLevels: [(name: String, level: LogLevel)] = [("none", .none), ("error", .error), ("warning", .warning), ("info", .info)]
+
+    init(shell: ShellController, parent: Window) throws {
+        let builder = try Builder(ui: "preferences-window")
+        window = try builder.object("preferences_window")
+        retriesSpin = try builder.object("retries_spin")
+        pinningSwitch = try builder.object("pinning_switch")
+        offlineRow = try builder.object("offline_row")
+        logLevelRow = try builder.object("log_level_row")
+        serverRow = try builder.object("server_row")
+        let switchButton: Button = try builder.object("switch_button")
+        gtk_window_set_transient_for(window.window, parent.window)
+
+        let settings = shell.settings
+        adw_preferences_row_set_title(serverRow.raw.assumingMemoryBound(to: AdwPreferencesRow.self), shell.session?.title ?? "Not connected")
+        gtk_spin_button_set_value(OpaquePointer(retriesSpin.raw), Double(settings.numberOfRetries))
+        pinningSwitch.isOn = !settings.disableSSLPinning
+        offlineRow.selectedIndex = Self.offlinePolicies.firstIndex(of: settings.offlinePolicy) ?? 0
+        logLevelRow.selectedIndex = Self.logLevels.firstIndex { $0.name == settings.logLevel } ?? 2
+
+        retriesSpin.onPointer("notify::value") { [unowned shell, unowned self] _ in
+            let retries = Int(gtk_spin_button_get_value_as_int(OpaquePointer(self.retriesSpin.raw)))
+            shell.updateSettings { $0.numberOfRetries = retries }
+        }
+        offlineRow.onSelectionChanged { [unowned shell, unowned self] in
+            let policy = Self.offlinePolicies[min(self.offlineRow.selectedIndex, Self.offlinePolicies.count - 1)]
+            shell.updateSettings { $0.offlinePolicy = policy }
+        }
+        logLevelRow.onSelectionChanged { [unowned shell, unowned self] in
+            let name = Self.logLevels[min(self.logLevelRow.selectedIndex, Self.logLevels.count - 1)].name
+            shell.updateSettings { $0.logLevel = name }
+        }
+        // state-set fires before the switch moves: returning true keeps it on until the user confirms.
+        pinningSwitch.onReturningBoolWithFlag("state-set") { [unowned shell, unowned self] turningOn in
+            if turningOn {
+                shell.updateSettings { $0.disableSSLPinning = false }
+                return false
+            }
+            self.confirmDisablingPinning(shell: shell)
+            return true
+        }
+        switchButton.onClicked { [unowned shell, unowned self] in
+            self.window.close()
+            shell.showWelcome()
+        }
+    }
+
+    /// Turning pinning off exposes the connection to interception: say so and ask.
+    private func confirmDisablingPinning(shell: ShellController) {
+        guard let dialog = adw_message_dialog_new(
+            window.window, "Turn Off SSL Pinning?",
+            "Without pinning, HaloDesk trusts any certificate the system trusts, so a compromised or intercepting certificate authority could read your content and credentials. Only turn it off for testing.")
+        else { return }
+        let dialogRef = GObjectRef(retaining: UnsafeMutableRawPointer(dialog))
+        let messageDialog = UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: AdwMessageDialog.self)
+        adw_message_dialog_add_response(messageDialog, "cancel", "_Cancel")
+        adw_message_dialog_add_response(messageDialog, "disable", "_Turn Off")
+        adw_message_dialog_set_response_appearance(messageDialog, "disable", ADW_RESPONSE_DESTRUCTIVE)
+        adw_message_dialog_set_default_response(messageDialog, "cancel")
+        adw_message_dialog_set_close_response(messageDialog, "cancel")
+        dialogRef.onPointer("response") { [unowned shell, unowned self] response in
+            let choice = response.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+            if choice == "disable" {
+                shell.updateSettings { $0.disableSSLPinning = true }
+                self.pinningSwitch.isOn = false
+                shell.window.showToast("SSL pinning is off from the next connection.")
+            }
+        }
+        gtk_window_present(halo_window(UnsafeMutableRawPointer(dialog)))
+    }
+
+    func present() { window.present() }
+}

@@ -1,0 +1,217 @@
+import CAdw
+import Foundation
+import HaloServices
+
+/// Decides what the main window shows and moves between pages: welcome → local workspace or
+/// connect → sign-in (or register) → workspace; sign out and switch workspace go back.
+@MainActor
+final class ShellController {
+    let window: MainWindow
+    private(set) var settings: AppSettings
+    private(set) var session: WorkspaceSession?
+    private(set) var localWorkspace: LocalWorkspace?
+    private var retry: (@MainActor () -> Void)?
+    /// The open preferences window, if any.
+    private(set) var preferencesWindow: PreferencesWindow?
+
+    private(set) lazy var welcomePage = try? WelcomePage(
+        onOpenLocal: { [unowned self] in self.openLocalWorkspace() },
+        onConnect: { [unowned self] in self.showConnect() })
+    private(set) lazy var connectPage = try? ConnectPage(
+        onConnect: { [unowned self] choice in self.connect(to: choice) },
+        onBack: { [unowned self] in self.showWelcome() })
+    private(set) lazy var signInPage = try? SignInPage(
+        onSignedIn: { [unowned self] user in self.showWorkspace(user: user) },
+        onRegister: { [unowned self] in self.showRegister() })
+    private(set) lazy var registerPage = try? RegisterPage(
+        onRegistered: { [unowned self] email in self.registered(email: email) },
+        onBack: { [unowned self] in self.showSignIn() })
+
+    init(window: MainWindow, settingsFile: URL = AppSettings.file) {
+        self.window = window
+        let loaded = AppSettings.load(from: settingsFile)
+        settings = loaded.settings
+        if let problem = loaded.problem { window.showToast(problem) }
+        window.errorRetryButton.onClicked { [unowned self] in self.retry?() }
+        window.errorBackButton.onClicked { [unowned self] in self.showWelcome() }
+        Actions.add("sign-out", to: window.window) { [unowned self] in self.signOut() }
+        Actions.add("switch-workspace", to: window.window) { [unowned self] in self.showWelcome() }
+        Actions.add("preferences", to: window.window) { [unowned self] in self.showPreferences() }
+    }
+
+    /// The first page: the remembered workspace, or the welcome page on first run.
+    func start(forceLocal: Bool) {
+        if forceLocal || settings.workspace == .local {
+            openLocalWorkspace()
+        } else if settings.workspace == .remote, let environment = settings.environment, let clientId = settings.clientId {
+            reconnect(environment: HaloEnvironment(environment), clientId: clientId)
+        } else {
+            showWelcome()
+        }
+    }
+
+    // MARK: - Pages
+
+    func showWelcome() {
+        guard let page = welcomePage else { return fail("The welcome page could not be loaded.") }
+        window.windowTitle.subtitle = ""
+        window.show(page.widget, named: "welcome")
+    }
+
+    func showConnect() {
+        guard let page = connectPage else { return fail("The connection page could not be loaded.") }
+        page.prefill(environment: settings.environment, clientId: settings.clientId, clientSecret: nil)
+        window.windowTitle.subtitle = "Connect"
+        window.show(page.widget, named: "connect")
+    }
+
+    func showSignIn(email: String? = nil) {
+        guard let page = signInPage, let session else { return fail("The sign-in page could not be loaded.") }
+        if let local = localWorkspace {
+            page.prepare(session: session, email: email ?? local.editorEmail, password: email == nil ? local.editorPassword : nil,
+                         hint: "This local workspace comes with a demo editor account, filled in below.")
+        } else {
+            page.prepare(session: session, email: email ?? settings.lastEmail, password: nil, hint: nil)
+        }
+        window.windowTitle.subtitle = session.title
+        window.show(page.widget, named: "sign-in")
+    }
+
+    func showRegister() {
+        guard let page = registerPage, let session else { return }
+        page.prepare(session: session)
+        window.show(page.widget, named: "register")
+    }
+
+    private func registered(email: String) {
+        showSignIn(email: email)
+        window.showToast("Account created. Sign in with your new password.")
+    }
+
+    func showWorkspace(user: User) {
+        guard let session else { return }
+        settings.lastEmail = user.userProfile.email
+        saveSettings()
+        window.windowTitle.subtitle = "\(session.title) — \(user.userProfile.displayName ?? user.userProfile.email)"
+        window.stack.removePage("workspace")
+        do {
+            window.show(try makeWorkspaceContent(session: session), named: "workspace")
+        } catch {
+            fail("The workspace could not be shown: \(error)")
+        }
+    }
+
+    /// The workspace view for a signed-in session.
+    func makeWorkspaceContent(session: WorkspaceSession) throws -> Widget {
+        let page = StatusPage(sinking: UnsafeMutableRawPointer(adw_status_page_new()))
+        page.title = "Signed In"
+        page.details = "Signed in to \(session.title)."
+        return page
+    }
+
+    // MARK: - Connecting
+
+    func openLocalWorkspace() {
+        retry = { [unowned self] in self.openLocalWorkspace() }
+        if let local = localWorkspace {
+            return connected(WorkspaceSession(core: local.core, title: "Local workspace", isLocal: true))
+        }
+        window.showLoading("Starting the local workspace…")
+        Task { @MainActor in
+            do {
+                let local = try await LocalWorkspace.open()
+                localWorkspace = local
+                settings.workspace = .local
+                saveSettings()
+                connected(WorkspaceSession(core: local.core, title: "Local workspace", isLocal: true))
+            } catch {
+                window.showError(title: "The Local Workspace Could Not Be Started", message: UserMessages.describe(error))
+            }
+        }
+    }
+
+    func connect(to choice: ServerChoice) {
+        retry = { [unowned self] in self.connect(to: choice) }
+        window.showLoading("Connecting to \(choice.environment.baseURL?.host ?? choice.environment.description)…")
+        Task { @MainActor in
+            do {
+                let core = try await RemoteWorkspace.open(choice, settings: settings)
+                let keyring = RemoteWorkspace.secretKeyring(environment: choice.environment, clientId: choice.clientId)
+                do {
+                    try await keyring.store(choice.clientSecret, label: "HaloDesk client secret for \(choice.environment)")
+                } catch {
+                    window.showToast("No keyring available: the client secret will be asked for next time.")
+                }
+                settings.workspace = .remote
+                settings.environment = choice.environment.description
+                settings.clientId = choice.clientId
+                saveSettings()
+                localWorkspace = nil
+                connected(WorkspaceSession(core: core, title: choice.environment.baseURL?.host ?? choice.environment.description,
+                                           isLocal: false))
+            } catch {
+                window.showError(title: "Could Not Connect", message: UserMessages.describe(error))
+            }
+        }
+    }
+
+    /// A remembered server: the secret comes from the keyring; without it, ask again.
+    private func reconnect(environment: HaloEnvironment, clientId: String) {
+        Task { @MainActor in
+            let keyring = RemoteWorkspace.secretKeyring(environment: environment, clientId: clientId)
+            if let secret = try? await keyring.lookup() {
+                connect(to: ServerChoice(environment: environment, clientId: clientId, clientSecret: secret))
+            } else {
+                showConnect()
+            }
+        }
+    }
+
+    /// A started client: straight to the workspace when a stayed-in user was logged back in.
+    private func connected(_ session: WorkspaceSession) {
+        self.session = session
+        if let user = session.core.auth.currentUser {
+            showWorkspace(user: user)
+        } else {
+            showSignIn()
+        }
+    }
+
+    func signOut() {
+        guard let session else { return }
+        Task { @MainActor in
+            _ = await session.core.auth.logout()
+            window.stack.removePage("workspace")
+            showSignIn()
+            window.showToast("Signed out.")
+        }
+    }
+
+    /// Changes a setting, remembers it, and applies it to the running session where it can.
+    func updateSettings(_ change: (inout AppSettings) -> Void) {
+        change(&settings)
+        saveSettings()
+        guard let core = session?.core else { return }
+        core.numberOfRetries = settings.numberOfRetries
+        core.defaultOfflinePolicy = settings.offlinePolicy
+        core.logLevel = PreferencesWindow.logLevels.first { $0.name == settings.logLevel }?.level ?? .warning
+    }
+
+    func showPreferences() {
+        do {
+            let preferences = try PreferencesWindow(shell: self, parent: window.window)
+            preferencesWindow = preferences
+            preferences.present()
+        } catch {
+            window.showToast("Preferences could not be opened: \(error)")
+        }
+    }
+
+    private func saveSettings() {
+        do { try settings.save() } catch { window.showToast("Settings could not be saved: \(error.localizedDescription)") }
+    }
+
+    private func fail(_ message: String) {
+        window.showError(title: "Something Went Wrong", message: message)
+    }
+}

@@ -1,0 +1,56 @@
+import GRDB
+import XCTest
+@testable import HaloContentStore
+
+/// A search restricted to a module skips listing the module's instances when its value filter
+/// can only match instances having the compared fields. Whatever the filter, a scoped search
+/// must return exactly the module's share of the unscoped search, in the same order.
+final class ModuleScopeTests: XCTestCase {
+    func testScopedSearchIsTheModulesShareOfTheUnscopedOne() throws {
+        let db = try makeContentDatabase()
+        var rng = SystemRandomNumberGenerator()
+        try db.write { db in
+            try ContentTables.upsert(contentsOf: (1...300).map { n in
+                var values: [String: JSONValue] = [
+                    "price": .number(Double(Int.random(in: 0..<50, using: &rng))),
+                    "title": .string(["Log cabin", "barn", "cabinet", "shed"].randomElement(using: &rng) ?? ""),
+                    "tags": .array((0..<Int.random(in: 0...2, using: &rng)).map { _ in .string(["a", "b"].randomElement(using: &rng) ?? "") }),
+                ]
+                if n % 5 == 0 { values["price"] = nil }
+                return instance(n, module: "m\(n % 3)", values: values, createdAt: Int64(n), deletedAt: n % 11 == 0 ? 5 : nil)
+            }, in: db)
+        }
+        let leaves: [FilterNode] = [
+            .compare("price", .less, 20), .compare("price", .equal, 7), .compare("price", .equal, nil),
+            .compare("price", .notEqual, 3), .compare("title", .like, "cabin"), .compare("title", .in, ["barn", nil]),
+            .compare("tags", .notIn, ["a"]), .compare("tags", .in, ["b"]), .compare("missing", .notEqual, 1),
+        ]
+        func randomTree(_ depth: Int) -> FilterNode {
+            if depth == 0 || Int.random(in: 0..<3, using: &rng) == 0 { return leaves.randomElement(using: &rng) ?? leaves[0] }
+            let operands = (0..<Int.random(in: 1...3, using: &rng)).map { _ in randomTree(depth - 1) }
+            return Bool.random(using: &rng) ? .condition(.and, operands) : .condition(.or, operands)
+        }
+        var shortcuts = 0
+        try db.read { db in
+            for _ in 0..<150 {
+                let filter = randomTree(3)
+                let metaSearch: FilterNode? = Bool.random(using: &rng) ? .compare("deletedAt", .equal, nil) : nil
+                let everything = SearchRequest.Pagination(skip: true)
+                let all = try ContentTables.search(
+                    SearchRequest(searchValues: filter, metaSearch: metaSearch, pagination: everything), in: db)
+                let scoped = try ContentTables.search(
+                    SearchRequest(moduleIds: ["m1"], searchValues: filter, metaSearch: metaSearch, pagination: everything), in: db)
+                XCTAssertEqual(scoped.items.map(\.id), all.items.filter { $0.module == "m1" }.map(\.id), "\(filter)")
+                // A page from the middle takes the same order.
+                let page = try ContentTables.search(
+                    SearchRequest(moduleIds: ["m1"], searchValues: filter, pagination: .init(page: 2, limit: 7)), in: db)
+                let unpaged = try ContentTables.search(
+                    SearchRequest(moduleIds: ["m1"], searchValues: filter, pagination: everything), in: db)
+                XCTAssertEqual(page.items.map(\.id), Array(unpaged.items.map(\.id).dropFirst(7).prefix(7)), "\(filter)")
+                if filter.matchesOnlyItsFields { shortcuts += 1 }
+            }
+        }
+        XCTAssertGreaterThan(shortcuts, 20, "too few filters took the shortcut")
+        XCTAssertLessThan(shortcuts, 130, "too few filters took the full module listing")
+    }
+}

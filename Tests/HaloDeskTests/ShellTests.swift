@@ -1,0 +1,139 @@
+import CAdw
+import CGtk
+import Foundation
+import HaloServices
+import XCTest
+
+@testable import HaloDesk
+
+/// The shell driven through its real widgets: welcome → local workspace (an in-process
+/// HaloServer seeded with the demo) → sign-in errors → signed in.
+final class ShellTests: XCTestCase {
+    private var home: URL?
+    private var savedEnvironment: [String: String?] = [:]
+
+    override func setUp() {
+        super.setUp()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("halo-shell-\(UUID().uuidString)")
+        self.home = home
+        for (variable, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")] {
+            savedEnvironment[variable] = ProcessInfo.processInfo.environment[variable]
+            setenv(variable, home.appendingPathComponent(folder).path, 1)
+        }
+    }
+
+    override func tearDown() {
+        for (variable, value) in savedEnvironment {
+            if let value { setenv(variable, value, 1) } else { unsetenv(variable) }
+        }
+        if let home { try? FileManager.default.removeItem(at: home) }
+        super.tearDown()
+    }
+
+    func testLocalWorkspaceSignInFlow() throws {
+        try MainActor.assumeIsolated {
+            let app = try GUITestEnvironment.sharedApplication()
+            let window = try MainWindow(application: app)
+            let shell = ShellController(window: window)
+            window.window.present()
+            defer { window.window.destroy() }
+
+            // First run: the welcome page.
+            shell.start(forceLocal: false)
+            XCTAssertEqual(window.stack.visiblePage, "welcome")
+            try Self.screenshot(window, "welcome")
+
+            // Open the local workspace: the server starts in-process and is seeded.
+            let welcome = try XCTUnwrap(shell.welcomePage)
+            welcome.openLocalButton.emit("clicked")
+            XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 60),
+                          "sign-in page never appeared (page: \(window.stack.visiblePage ?? "none"))")
+            let local = try XCTUnwrap(shell.localWorkspace)
+            let signIn = try XCTUnwrap(shell.signInPage)
+            XCTAssertEqual(signIn.emailRow.text, "editor@halo.local")
+            XCTAssertTrue(signIn.hintLabel.isVisible)
+            XCTAssertEqual(AppSettings.load().settings.workspace, .local, "the choice is remembered")
+            try Self.screenshot(window, "sign-in")
+
+            // A wrong password: an inline, specific error; still on the sign-in page.
+            let rightPassword = signIn.passwordRow.text
+            XCTAssertFalse(rightPassword.isEmpty, "the demo editor password is prefilled from the keyring")
+            signIn.passwordRow.text = "not-the-password"
+            signIn.signInButton.emit("clicked")
+            XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.errorLabel.isVisible }, timeout: 30))
+            XCTAssertEqual(signIn.errorLabel.text, "Wrong email or password.")
+            XCTAssertEqual(window.stack.visiblePage, "sign-in")
+
+            // Google/Facebook say plainly that they are not available yet.
+            signIn.googleButton.emit("clicked")
+            XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.errorLabel.text.contains("Google") }, timeout: 10))
+            XCTAssertTrue(signIn.errorLabel.text.contains("not available yet"), signIn.errorLabel.text)
+
+            // The right password signs in as the demo editor.
+            signIn.passwordRow.text = rightPassword
+            signIn.signInButton.emit("clicked")
+            XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "workspace" }, timeout: 30),
+                          "not signed in: \(signIn.errorLabel.text)")
+            XCTAssertEqual(local.core.auth.currentUser?.userProfile.email, "editor@halo.local")
+            XCTAssertTrue(window.windowTitle.subtitle.hasPrefix("Local workspace"), window.windowTitle.subtitle)
+
+            // Preferences apply to the live session and are remembered; pinning asks before turning off.
+            shell.showPreferences()
+            let preferences = try XCTUnwrap(shell.preferencesWindow)
+            gtk_spin_button_set_value(OpaquePointer(preferences.retriesSpin.raw), 3)
+            XCTAssertEqual(local.core.numberOfRetries, 3)
+            XCTAssertEqual(AppSettings.load().settings.numberOfRetries, 3)
+            preferences.offlineRow.selectedIndex = 1
+            XCTAssertEqual(local.core.defaultOfflinePolicy, .loadAndStoreLocalData)
+            preferences.pinningSwitch.isOn = false
+            MainLoopBridge.iterate(until: { false }, timeout: 0.3)
+            XCTAssertFalse(AppSettings.load().settings.disableSSLPinning, "turning pinning off must wait for confirmation")
+            MainLoopBridge.iterate(until: { false }, timeout: 0.5)
+            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("preferences-pinning-warning.png").path
+            let dialogs = gtk_window_list_toplevels()
+            defer { g_list_free(dialogs) }
+            XCTAssertGreaterThanOrEqual(g_list_length(dialogs), 3, "main window, preferences and the warning dialog")
+            try? Screenshot.save(preferences.window, to: path)
+            preferences.window.destroy()
+
+            // Sign out returns to sign-in.
+            shell.signOut()
+            XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 10))
+            XCTAssertNil(local.core.auth.currentUser)
+            let closed = Flag()
+            Task { await local.close(); closed.isSet = true }
+            MainLoopBridge.iterate(until: { closed.isSet }, timeout: 10)
+        }
+    }
+
+    func testRegisterFormValidatesBeforeSending() throws {
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let page = try RegisterPage(onRegistered: { _ in }, onBack: {})
+            XCTAssertEqual(page.validationProblem(), "Enter your name.")
+            page.nameRow.text = "Ada"
+            page.emailRow.text = "ada@example"
+            page.passwordRow.text = "short"
+            XCTAssertEqual(page.validationProblem(), "Enter a valid email address.")
+            page.emailRow.text = "ada@example.com"
+            XCTAssertEqual(page.validationProblem(), "Choose a password of at least 8 characters.")
+            page.passwordRow.text = "long enough"
+            page.confirmRow.text = "different"
+            XCTAssertEqual(page.validationProblem(), "The two passwords do not match.")
+            page.confirmRow.text = "long enough"
+            XCTAssertNil(page.validationProblem())
+        }
+    }
+
+    @MainActor
+    private static func screenshot(_ window: MainWindow, _ name: String) throws {
+        MainLoopBridge.iterate(until: { !window.stack.isTransitionRunning }, timeout: 5)
+        let styleManager = adw_style_manager_get_default()
+        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
+        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
+            adw_style_manager_set_color_scheme(styleManager, scheme)
+            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
+            try Screenshot.saveAfterNextPaint(window.window, to: path)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""Drives HaloDesk's sign-in from outside the process, as assistive technology would.
+
+Usage: sign_in.py APP_NAME EMAIL TIMEOUT_SECONDS
+Finds the Email entry and the Sign In button by their accessible names, types the email,
+presses the button, and waits for the window title to show the signed-in user.
+Prints each step; exits 0 on success, 1 with what it saw otherwise.
+"""
+import sys
+import time
+
+import pyatspi
+from gi.repository import GLib
+
+
+def named(node, text):
+    """GTK 4.8 exposes a labelled widget's name as its label property followed by its visible
+    text ("_Sign In Sign In"); later GTK versions give just "Sign In". Accept both forms."""
+    name = (node.name or "").replace("_", "")
+    return name in (text, text + " " + text)
+
+
+def find(node, predicate, depth=0):
+    if node is None or depth > 40:
+        return None
+    try:
+        if predicate(node):
+            return node
+        for child in node:
+            found = find(child, predicate, depth + 1)
+            if found is not None:
+                return found
+    except GLib.Error:  # nodes can vanish while we walk the tree
+        return None
+    return None
+
+
+def wait_for(description, lookup, deadline):
+    while time.time() < deadline:
+        found = lookup()
+        if found is not None:
+            print("found", description)
+            return found
+        time.sleep(0.3)
+    raise TimeoutError("timed out waiting for " + description)
+
+
+def app_named(name):
+    for app in pyatspi.Registry.getDesktop(0):
+        if app is not None and app.name == name:
+            return app
+    return None
+
+
+def main():
+    app_name, email, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    deadline = time.time() + timeout
+    try:
+        app = wait_for("application " + app_name, lambda: app_named(app_name), deadline)
+        button = wait_for("button 'Sign In'", lambda: find(app, lambda n: named(n, "Sign In")
+                                                           and n.getRole() == pyatspi.ROLE_PUSH_BUTTON), deadline)
+        entry = wait_for("entry 'Email'", lambda: find(app, lambda n: named(n, "Email")
+                                                        and "EditableText" in pyatspi.listInterfaces(n)), deadline)
+        entry.queryEditableText().setTextContents(email)
+        print("typed email")
+        button.queryAction().doAction(0)
+        print("pressed Sign In")
+        wait_for("signed-in window title", lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL
+                                                         and "Local workspace \u2014 " in (n.name or "")), deadline)
+        return 0
+    except TimeoutError as error:
+        print(error)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
