@@ -48,7 +48,7 @@ public final class HaloCache: Sendable {
             // A cache is rebuilt from the server if a power cut loses its last commits, so skip the
             // per-commit fsync; a larger page cache and rarer checkpoints keep a big sync off the disk.
             configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 8192")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 32768")
             }
             pool = try DatabasePool(path: file.path, configuration: configuration)
             try CacheSchema.migrator.migrate(pool)
