@@ -85,6 +85,13 @@ let package = Package(
             dependencies: ["HaloServices", "HaloServer", "CGtk", "CAdw"],
             swiftSettings: strict),
 
+        // Offline cache benchmark driver (Benchmarks/offline/run.sh) and the kill -9 sync helper of the tests.
+        .executableTarget(
+            name: "bench-offline",
+            dependencies: ["HaloServices"],
+            path: "Benchmarks/OfflineBench",
+            swiftSettings: strict),
+
         // Times the content store's search against a naive json_extract scan (see the file header).
         .executableTarget(
             name: "bench-content-store",

@@ -24,6 +24,32 @@ extension ContentTables {
         return changes
     }
 
+    /// How many items (created + updated + deleted) the change set of a window holds, e.g. for
+    /// a progress total announced before streaming it.
+    public static func countChanges(moduleIds: [String], from: Int64?, to: Int64, in db: Database) throws -> Int {
+        var total = 0
+        for (_, condition) in changeConditions(from: from) {
+            let arguments: StatementArguments = ["modules": ContentReader.jsonArray(moduleIds), "from": from ?? 0, "to": to]
+            total += try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance i WHERE \(condition)", arguments: arguments) ?? 0
+        }
+        return total
+    }
+
+    /// The WHERE clause of each part of a window (0 created, 1 updated, 2 deleted). A first sync
+    /// has no updates or deletions: the client has nothing yet.
+    private static func changeConditions(from: Int64?) -> [(kind: Int, condition: String)] {
+        let live = "(i.deletedAt IS NULL OR i.deletedAt > :to)"
+        let inModules = "i.module IN (SELECT value FROM json_each(:modules))"
+        let createdWindow = from == nil ? "i.createdAt <= :to" : "i.createdAt > :from AND i.createdAt <= :to"
+        let created = (0, "\(inModules) AND \(createdWindow) AND \(live)")
+        guard from != nil else { return [created] }
+        return [
+            created,
+            (1, "\(inModules) AND i.updatedAt > :from AND i.updatedAt <= :to AND i.createdAt <= :from AND \(live)"),
+            (2, "\(inModules) AND i.deletedAt > :from AND i.deletedAt <= :to AND i.createdAt <= :from"),
+        ]
+    }
+
     /// Streams the change set in chunks of at most `chunkSize`: created chunks, then updated,
     /// then deleted, each ordered by storage key. Only one chunk is in memory at a time.
     public static func forEachChange(
@@ -32,17 +58,7 @@ extension ContentTables {
     ) throws {
         let size = max(1, chunkSize)
         let modules = ContentReader.jsonArray(moduleIds)
-        let live = "(i.deletedAt IS NULL OR i.deletedAt > :to)"
-        let inModules = "i.module IN (SELECT value FROM json_each(:modules))"
-        let createdWindow = from == nil ? "i.createdAt <= :to" : "i.createdAt > :from AND i.createdAt <= :to"
-        let queries: [(kind: Int, condition: String)] = [
-            (0, "\(inModules) AND \(createdWindow) AND \(live)"),
-            (1, "\(inModules) AND i.updatedAt > :from AND i.updatedAt <= :to AND i.createdAt <= :from AND \(live)"),
-            (2, "\(inModules) AND i.deletedAt > :from AND i.deletedAt <= :to AND i.createdAt <= :from"),
-        ]
-        for (kind, condition) in queries {
-            // A first sync has no updates or deletions: the client has nothing yet.
-            if from == nil && kind != 0 { continue }
+        for (kind, condition) in changeConditions(from: from) {
             var after: Int64 = 0
             while true {
                 // Keyset pagination on pk: each chunk is one short index-driven query.

@@ -3,6 +3,7 @@ import GRDB
 import HaloContentStore
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// E19 `POST /api/generalcontent/instance/sync` (§14), streamed.
 ///
@@ -40,11 +41,12 @@ enum SyncRoutes {
             let sync = try SyncRequest(body)
             let authorization = request.headers[.authorization]
             let pipe = ChunkPipe()
+            let total = SyncTotal()
             let database = env.database
             try await database.writeWithoutTransaction { _ in
                 let now = env.clock.current()
                 database.asyncConcurrentRead { result in
-                    produce(sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env, result, pipe)
+                    produce(sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env, result, pipe, total)
                 }
             }
             // Errors found before the first byte (token, unknown module) become normal error envelopes.
@@ -54,8 +56,11 @@ enum SyncRoutes {
                 throw error
             default: break
             }
+            // Additive: lets clients show "items done / total" (real SDKs ignore unknown headers).
+            var headers: HTTPFields = [.contentType: JSONResponse.contentType]
+            if let name = HTTPFields.Element.Name("x-halo-sync-total") { headers[name] = String(total.value.withLock { $0 }) }
             return Response(
-                status: .ok, headers: [.contentType: JSONResponse.contentType],
+                status: .ok, headers: headers,
                 body: ResponseBody { writer in
                     defer { pipe.close() }
                     while true {
@@ -78,7 +83,7 @@ enum SyncRoutes {
     /// module, then walks the change set chunk by chunk into the pipe.
     private static func produce(
         _ sync: SyncRequest, syncTimestamp: Int64, authorization: String?, _ env: ServerEnvironment,
-        _ result: Result<Database, any Error>, _ pipe: ChunkPipe
+        _ result: Result<Database, any Error>, _ pipe: ChunkPipe, _ total: SyncTotal
     ) {
         do {
             let db = try result.get()
@@ -93,6 +98,8 @@ enum SyncRoutes {
                 guard !moduleIds.isEmpty else { throw APIError.notFound("Module named \(name) not found") }
             }
             let localized = try ModuleCatalog.localizedFieldNames(in: db)
+            let count = try ContentTables.countChanges(moduleIds: moduleIds, from: sync.fromSync, to: syncTimestamp, in: db)
+            total.value.withLock { $0 = count }
             guard pipe.send(.ready) else { return }
             var encoder = SyncJSONEncoder(syncTimestamp: syncTimestamp)
             try ContentTables.forEachChange(
@@ -121,6 +128,11 @@ enum SyncRoutes {
             return item.localized(to: locale, fields: names)
         }
     }
+}
+
+/// The item count of a sync answer, set by the producer before it signals `.ready`.
+final class SyncTotal: Sendable {
+    let value = Mutex(0)
 }
 
 /// Writes `{"syncTimestamp":T,"created":[…],"updated":[…],"deleted":[{"id":…}]}` piece by piece.

@@ -109,8 +109,8 @@ extension AuthManager {
         let core = try requireCore()
         let keys = filterReferences.map { $0.isEmpty ? [""] : $0 } ?? []
         let query = keys.map { URLQueryItem(name: "filterReferences[]", value: $0) }
-        return try Pocket(wire: try await core.performJSON(APIRequest(.get, "api/segmentation/identified-pocket/self", query: query,
-                                                                       authenticationMode: .appPlus)))
+        let call = APIRequest(.get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus)
+        return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-" + keys.joined(separator: ",")).json())
     }
 
     /// Saves the pocket (§8.2) and returns the server's resulting pocket. Data over the

@@ -3,14 +3,14 @@ import Foundation
 /// Content over the network (the seed's `ContentManager`): modules, search, edition, batch and
 /// the raw sync request. Models and query builders live in Content/Models, Search, Sync, Edition.
 ///
-/// Offline policies are carried on each request (`offlinePolicy:`), but the cache behind
-/// them is not built yet: every call loads from the network (`.none` behaviour).
+/// Offline policies (`offlinePolicy:`, else `defaultOfflinePolicy`) apply to modules and search
+/// through the offline cache; see ContentManager+Offline.swift (also: sync into the cache, outbox).
 public final class ContentManager: Sendable {
     private let coreBox: WeakBox<CoreManager>
 
     init(core: CoreManager) { coreBox = WeakBox(core) }
 
-    private func core() throws(HaloError) -> CoreManager {
+    func core() throws(HaloError) -> CoreManager {
         guard let core = coreBox.value else { throw .configuration(message: "The CoreManager of this ContentManager is gone") }
         return core
     }
@@ -21,7 +21,8 @@ public final class ContentManager: Sendable {
     /// shape is accepted; a plain list gets single-page pagination info.
     public func getModules(offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedModules {
         let response = try await core().perform(APIRequest(.get, "api/generalcontent/module", query: [URLQueryItem(name: "skip", value: "true")],
-                                                           headers: ["to-cache": "0"], offlinePolicy: offlinePolicy))
+                                                           headers: ["to-cache": "0"], offlinePolicy: offlinePolicy),
+                                                cacheKey: HaloCache.modulesKey)
         return try Self.decode(PaginatedModules.self, response)
     }
 
@@ -48,7 +49,9 @@ public final class ContentManager: Sendable {
         let core = try core()
         let body = query.body(deviceTags: core.device?.tagList ?? [])
         return try await core.perform(APIRequest(.post, "api/generalcontent/instance/search", body: .json(body),
-                                                 headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy))
+                                                 headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy),
+                                      cacheKey: "search-" + query.cacheKey(deviceTags: core.device?.tagList ?? []),
+                                      local: { try core.localSearchBody(body) })
     }
 
     /// The seed's form of `search`.
@@ -113,8 +116,8 @@ public final class ContentManager: Sendable {
 
     // MARK: Sync
 
-    /// One sync request (§14.1) and its parsed response. Storing the result locally, and the
-    /// first-sync follow-up request, belong to the offline layer (not built yet).
+    /// One sync request (§14.1) and its parsed response, nothing stored. To sync into the
+    /// offline cache (first sync + delta, streamed) use `syncToCache(query:)`.
     public func sync(query: SyncQuery) async throws(HaloError) -> SyncResult {
         var headers: [String: String] = [:]
         if let seconds = query.serverCacheSeconds { headers["to-cache"] = String(seconds) }
@@ -125,12 +128,12 @@ public final class ContentManager: Sendable {
         }
     }
 
-    /// The seed's form of `sync`: the handler gets the module (id or name, as queried) and the
-    /// error, if any. The parsed changes are only available from the async form until the
-    /// offline store (which keeps synced instances) lands.
+    /// The seed's form of `sync`: syncs into the offline cache (`syncToCache`); the handler gets
+    /// the module (id or name, as queried) and the error, if any; read the result with
+    /// `getSyncedInstances` / `getSyncLog`.
     public func sync(query: SyncQuery, completionHandler handler: @escaping @Sendable (String, HaloError?) -> Void) {
         Task {
-            do throws(HaloError) { _ = try await sync(query: query); handler(query.moduleKey, nil) } catch { handler(query.moduleKey, error) }
+            do throws(HaloError) { _ = try await syncToCache(query: query); handler(query.moduleKey, nil) } catch { handler(query.moduleKey, error) }
         }
     }
 

@@ -97,6 +97,8 @@ public struct HaloConfiguration: Sendable {
     public var certificatesDirectory: URL = XDGDirectories.config.appendingPathComponent("certificates", isDirectory: true)
     /// Folder of the stored device files.
     public var dataDirectory: URL = XDGDirectories.data
+    /// Where the offline cache files live (one per server).
+    public var cacheDirectory: URL = XDGDirectories.cache
     /// The application's name and version, reported in system tags.
     public var applicationName: String = ProcessInfo.processInfo.processName
     public var applicationVersion: String = "1.0"

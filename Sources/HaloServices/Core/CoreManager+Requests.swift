@@ -86,7 +86,7 @@ extension CoreManager {
 
     /// Obtains a token for `mode` (§3.4). app: refresh grant when a token was held, else client
     /// credentials; user: password grant with Basic header; app+: the identified login again.
-    private func fetchToken(for mode: AuthenticationMode, held: Token?) async throws(HaloError) -> Token {
+    func fetchToken(for mode: AuthenticationMode, held: Token?) async throws(HaloError) -> Token {
         switch mode {
         case .app:
             guard let credentials = appCredentials else {

@@ -1,0 +1,142 @@
+// bench-offline: drives HaloServices' offline cache against a running halo-server, for
+// Benchmarks/offline/run.sh and for the kill -9 test (a sync in a child process).
+//
+//   bench-offline sync   --server URL --client-id ID --client-secret S --module M --cache FILE [--progress]
+//   bench-offline edit   --server URL --client-id ID --client-secret S --module M --count N
+//   bench-offline search --cache FILE --module M [--iterations N]
+import Foundation
+import HaloServices
+
+struct Arguments {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+
+    init(_ list: ArraySlice<String>) {
+        var iterator = list.makeIterator()
+        while let item = iterator.next() {
+            guard item.hasPrefix("--") else { continue }
+            let name = String(item.dropFirst(2))
+            if name == "progress" { flags.insert(name) } else { values[name] = iterator.next() }
+        }
+    }
+
+    func required(_ name: String) throws -> String {
+        guard let value = values[name] else { throw BenchError("missing --\(name)") }
+        return value
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// VmRSS / VmHWM of this process in MB (Linux /proc).
+func memoryMB(_ key: String) -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
+        let kb = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return kb / 1024
+    }
+    return 0
+}
+
+func authorization(_ arguments: Arguments) async throws -> String {
+    guard var components = URLComponents(string: try arguments.required("server") + "/api/oauth/token") else {
+        throw BenchError("bad --server")
+    }
+    components.query = "_app"
+    guard let url = components.url else { throw BenchError("bad --server") }
+    let form = "grant_type=client_credentials&client_id=\(try arguments.required("client-id"))&client_secret=\(try arguments.required("client-secret"))"
+    let (_, body) = try await HTTPStreaming.data(HTTPStreamingRequest(
+        method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8)))
+    let json = try JSONValue(data: body)
+    guard let token = json["access_token"]?.stringValue else { throw BenchError("no access_token in \(json)") }
+    return "Bearer \(token)"
+}
+
+func serverURL(_ arguments: Arguments) throws -> URL {
+    guard let url = URL(string: try arguments.required("server")) else { throw BenchError("bad --server") }
+    return url
+}
+
+/// The server benchmark's nested filter: price in [10, 500] and (inStock or title like "ab").
+func nestedFilterBody(module: String) -> JSONValue {
+    func f(_ op: String, _ property: String, _ value: JSONValue, _ type: String) -> JSONValue {
+        ["operation": .string(op), "property": .string(property), "value": value, "type": .string(type)]
+    }
+    return [
+        "moduleIds": [.string(module)],
+        "searchValues": ["condition": "and", "operands": [
+            f(">=", "price", 10, "number"), f("<=", "price", 500, "number"),
+            ["condition": "or", "operands": [f("=", "inStock", true, "string"), f("like", "title", "ab", "string")]],
+        ]],
+        "pagination": ["page": 1, "limit": 50],
+    ]
+}
+
+func run() async throws {
+    let arguments = Arguments(CommandLine.arguments.dropFirst(2))
+    switch CommandLine.arguments.dropFirst().first ?? "" {
+    case "sync":
+        let token = try await authorization(arguments)
+        let cache = try HaloCache(file: URL(fileURLWithPath: try arguments.required("cache")))
+        let engine = SyncEngine(cache: cache, baseURL: try serverURL(arguments), authorization: { token })
+        let showProgress = arguments.flags.contains("progress")
+        let baseline = memoryMB("VmRSS")
+        let start = Date()
+        let entries = try await engine.sync(SyncQuery(moduleId: try arguments.required("module"))) { progress in
+            if showProgress {
+                // Unbuffered: the kill -9 test reads these lines while the sync runs.
+                FileHandle.standardOutput.write(Data("progress \(progress.itemsDone) \(progress.totalItems ?? -1)\n".utf8))
+            }
+        }
+        let seconds = Date().timeIntervalSince(start)
+        let items = entries.reduce(0) { $0 + $1.creations + $1.updates + $1.deletions }
+        print(String(format: "sync_seconds=%.3f items=%d requests=%d peak_rss_growth_mb=%.1f peak_rss_mb=%.1f",
+                     seconds, items, entries.count, memoryMB("VmHWM") - baseline, memoryMB("VmHWM")))
+    case "edit":
+        let token = try await authorization(arguments)
+        let base = try serverURL(arguments)
+        let count = Int(try arguments.required("count")) ?? 1000
+        let search = HTTPStreamingRequest.json(
+            "POST", base.appendingPathComponent("api/generalcontent/instance/search"),
+            ["moduleIds": [.string(try arguments.required("module"))], "pagination": ["page": 1, "limit": .number(Double(count))],
+             "sort": "name asc"], authorization: token)
+        let (_, body) = try await HTTPStreaming.data(search)
+        let items = try JSONValue(data: body)["items"]?.arrayValue ?? []
+        let updated: [JSONValue] = items.map { item in
+            guard case .object(var fields) = item else { return item }
+            fields["name"] = .string("edited " + (fields["name"]?.stringValue ?? ""))
+            fields["updatedAt"] = nil
+            return .object(fields)
+        }
+        let batch = HTTPStreamingRequest.json(
+            "POST", base.appendingPathComponent("api/generalcontent/instance/batch"), ["updated": .array(updated)], authorization: token)
+        _ = try await HTTPStreaming.data(batch, timeoutSeconds: 300)
+        print("edited=\(updated.count)")
+    case "search":
+        let cache = try HaloCache(file: URL(fileURLWithPath: try arguments.required("cache")))
+        let body = nestedFilterBody(module: try arguments.required("module"))
+        let iterations = Int(arguments.values["iterations"] ?? "30") ?? 30
+        var times: [Double] = []
+        var total = 0
+        for _ in 0..<iterations {
+            let start = Date()
+            let page = try cache.searchLocally(body: body)
+            times.append(Date().timeIntervalSince(start) * 1000)
+            total = page.paginationInfo.totalItems
+        }
+        times.sort()
+        print(String(format: "search_p50_ms=%.2f search_p95_ms=%.2f total=%d", times[times.count / 2], times[times.count * 95 / 100], total))
+    default:
+        throw BenchError("usage: bench-offline sync|edit|search --options (see the source header)")
+    }
+}
+
+do {
+    try await run()
+} catch {
+    FileHandle.standardError.write(Data("bench-offline: \(error)\n".utf8))
+    exit(1)
+}

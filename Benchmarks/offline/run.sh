@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Offline cache benchmarks (release builds, loopback halo-server), each printed next to its floor:
+#  1. full sync of 100,000 instances (~70 MB) vs curl-to-file + sqlite3 json_each insert (target ≤ 1.5×), peak RSS
+#  2. incremental sync of 1,000 changes (target ≤ 150 ms)
+#  3. offline search, nested filter, page of 50 with totals (target p50 ≤ 30 ms and ≥ 10× a json_extract scan)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+INSTANCES=${INSTANCES:-100000}
+swift build -c release --product halo-server 2>&1 | grep -E "error|warning: .*\.swift" || true
+swift build -c release --product bench-offline 2>&1 | grep -E "error|warning: .*\.swift" || true
+BIN=$(swift build -c release --show-bin-path)
+WORK=$(mktemp -d /tmp/halo-offline-bench.XXXXXX)
+SERVER_PID=""
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+"$BIN/halo-server" seed --data "$WORK/server" --instances "$INSTANCES" --modules 1 > "$WORK/seed.txt"
+MODULE=$(awk '/module /{print $2}' "$WORK/seed.txt" | head -1)
+"$BIN/halo-server" client add --data "$WORK/server" --editor > "$WORK/client.txt"
+CLIENT_ID=$(awk -F': *' '/client id/{print $2}' "$WORK/client.txt")
+CLIENT_SECRET=$(awk -F': *' '/client secret/{print $2}' "$WORK/client.txt")
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BIN/halo-server" serve --data "$WORK/server" --port "$PORT" --quiet > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+URL="http://127.0.0.1:$PORT"
+for _ in $(seq 100); do curl -s -o /dev/null "$URL/api/authentication/version" && break; sleep 0.1; done
+AUTH=(--server "$URL" --client-id "$CLIENT_ID" --client-secret "$CLIENT_SECRET" --module "$MODULE")
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# --- 1. Floor: curl saves the sync answer, sqlite3 inserts it with json_each into an indexed table.
+TOKEN=$(curl -s -X POST "$URL/api/oauth/token?_app" -d "grant_type=client_credentials&client_id=$CLIENT_ID&client_secret=$CLIENT_SECRET" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+t0=$(ms)
+curl -s -X POST "$URL/api/generalcontent/instance/sync" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d "{\"moduleId\":\"$MODULE\",\"locale\":\"en-US\"}" -o "$WORK/sync.json"
+sqlite3 "$WORK/floor.sqlite" "CREATE TABLE item(id TEXT PRIMARY KEY, module TEXT, name TEXT, createdAt INTEGER, body TEXT);
+  CREATE INDEX item_module ON item(module, createdAt);
+  INSERT INTO item SELECT json_extract(value,'\$.id'), json_extract(value,'\$.module'), json_extract(value,'\$.name'),
+    json_extract(value,'\$.createdAt'), value FROM json_each(readfile('$WORK/sync.json'), '\$.created');"
+FLOOR_MS=$(( $(ms) - t0 ))
+BYTES=$(stat -c %s "$WORK/sync.json")
+
+OUT=$("$BIN/bench-offline" sync "${AUTH[@]}" --cache "$WORK/cache.sqlite")
+SYNC_S=$(sed -E 's/.*sync_seconds=([0-9.]+).*/\1/' <<< "$OUT")
+SYNC_MS=$(awk -v s="$SYNC_S" 'BEGIN{printf "%d", s*1000}')
+echo "1. full sync of $INSTANCES instances ($((BYTES/1000000)) MB): ${SYNC_MS} ms; floor (curl + sqlite3 json_each) ${FLOOR_MS} ms;" \
+  "ratio $(awk -v a="$SYNC_MS" -v b="$FLOOR_MS" 'BEGIN{printf "%.2f", a/b}')x (target <= 1.5x)"
+echo "   $OUT"
+
+# --- 2. Incremental sync of 1,000 changes.
+"$BIN/bench-offline" edit "${AUTH[@]}" --count 1000 > /dev/null
+OUT=$("$BIN/bench-offline" sync "${AUTH[@]}" --cache "$WORK/cache.sqlite")
+echo "2. incremental sync of 1,000 changes: $(awk -v s="$(sed -E 's/.*sync_seconds=([0-9.]+).*/\1/' <<< "$OUT")" 'BEGIN{printf "%d", s*1000}') ms (target <= 150 ms; timed inside the process, token already held)"
+echo "   $OUT"
+
+# --- 3. Offline search vs a naive json_extract full scan of the same predicate in sqlite3.
+OUT=$("$BIN/bench-offline" search --cache "$WORK/cache.sqlite" --module "$MODULE" --iterations 40)
+P50=$(sed -E 's/.*search_p50_ms=([0-9.]+).*/\1/' <<< "$OUT")
+SCAN="SELECT count(*) FROM item WHERE json_extract(body,'\$.values.price') >= 10 AND json_extract(body,'\$.values.price') <= 500
+  AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%ab%');
+  SELECT id FROM item WHERE json_extract(body,'\$.values.price') >= 10 AND json_extract(body,'\$.values.price') <= 500
+  AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%ab%')
+  ORDER BY createdAt DESC LIMIT 50;"
+best=999999
+for _ in 1 2 3; do
+  t0=$(ms); sqlite3 "$WORK/floor.sqlite" "$SCAN" > /dev/null; t=$(( $(ms) - t0 )); [ $t -lt $best ] && best=$t
+done
+echo "3. offline search (nested filter, page of 50 + totals): p50 ${P50} ms (target <= 30 ms); naive json_extract scan ${best} ms;" \
+  "speed-up $(awk -v a="$best" -v b="$P50" 'BEGIN{printf "%.1f", a/b}')x (target >= 10x)"
+echo "   $OUT"

@@ -1,0 +1,67 @@
+import GRDB
+import HaloContentStore
+
+/// The cache's tables: the shared `content_*` tables (so offline search is the server's search)
+/// plus the SDK's own bookkeeping, all created by one `DatabaseMigrator`. New versions append
+/// migrations; they never edit shipped ones.
+///
+/// - `cache_sync_state`: per sync key (module id or name as queried): locale, last
+///   `syncTimestamp`, and whether a first sync is under way (then the module's rows are partial).
+/// - `cache_sync_module`: the module ids seen under a sync key (a name may cover several ids).
+/// - `cache_sync_log`: the sync log (§14.4).
+/// - `cache_response`: answers kept for offline policies (module list, pocket, search pages).
+/// - `cache_outbox`: edits waiting for the server, in order; conflicts keep the server's copy.
+enum CacheSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("cache_marker") { db in
+            try db.execute(sql: "PRAGMA application_id = \(CacheFileGuard.applicationID)")
+        }
+        ContentTables.registerMigrations(&migrator)
+        migrator.registerMigration("cache_v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE cache_sync_state (
+                    syncKey TEXT PRIMARY KEY,
+                    locale TEXT,
+                    syncTimestamp INTEGER,
+                    firstSyncInProgress INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE cache_sync_module (
+                    syncKey TEXT NOT NULL,
+                    moduleId TEXT NOT NULL,
+                    PRIMARY KEY (syncKey, moduleId)
+                ) WITHOUT ROWID;
+                CREATE TABLE cache_sync_log (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    syncKey TEXT NOT NULL,
+                    moduleId TEXT,
+                    moduleName TEXT,
+                    syncDate INTEGER NOT NULL,
+                    locale TEXT,
+                    creations INTEGER NOT NULL,
+                    updates INTEGER NOT NULL,
+                    deletions INTEGER NOT NULL
+                );
+                CREATE INDEX cache_sync_log_key ON cache_sync_log(syncKey, seq);
+                CREATE TABLE cache_response (
+                    key TEXT PRIMARY KEY,
+                    body BLOB NOT NULL,
+                    storedAt INTEGER NOT NULL
+                );
+                CREATE TABLE cache_outbox (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL,
+                    instanceId TEXT,
+                    moduleId TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    baseUpdatedAt INTEGER,
+                    queuedAt INTEGER NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending',
+                    serverCopy TEXT,
+                    lastError TEXT
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import Logging
+
+/// The SDK's offline cache of one server: an SQLite file (GRDB, WAL mode so reads never wait
+/// for a sync's writes) holding synced content in the shared content tables, the sync log,
+/// answers kept for offline policies, and the outbox of edits not yet sent.
+///
+/// Opening never fails because of the file's content: a corrupt or foreign file is moved aside
+/// and replaced by an empty cache (see `CacheFileGuard`). It fails only when the directory
+/// cannot be written.
+public final class HaloCache: Sendable {
+    /// The cache file.
+    public let file: URL
+    /// Where a rejected file was moved at open, if one was (for the app to mention).
+    public let movedAsideFile: URL?
+    let pool: DatabasePool
+    let logger: Logging.Logger
+
+    /// Opens (creating or rebuilding if needed) the cache of the server at `baseURL` in
+    /// `$XDG_CACHE_HOME/halo-desk/`.
+    public convenience init(serverURL baseURL: URL) throws {
+        try self.init(file: CacheLocation.file(for: baseURL))
+    }
+
+    /// Opens (creating or rebuilding if needed) the cache at `file`.
+    public init(file: URL, logger: Logging.Logger = Logging.Logger(label: "halo.cache")) throws {
+        self.file = file
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw HaloError.cache(message: "Cannot create the cache directory \(file.deletingLastPathComponent().path): \(error.localizedDescription)")
+        }
+        var movedAside: URL? = nil
+        if case .rejected(let reason) = CacheFileGuard.inspect(file) {
+            do {
+                movedAside = try CacheFileGuard.moveAside(file, reason: reason, logger: logger)
+            } catch {
+                throw HaloError.cache(message: "The cache \(file.path) is unusable (\(reason)) and could not be moved aside: \(error.localizedDescription)")
+            }
+        }
+        movedAsideFile = movedAside
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            // A cache is rebuilt from the server if a power cut loses its last commits, so skip the
+            // per-commit fsync; a larger page cache and rarer checkpoints keep a big sync off the disk.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 32768")
+            }
+            pool = try DatabasePool(path: file.path, configuration: configuration)
+            try CacheSchema.migrator.migrate(pool)
+        } catch {
+            throw HaloError.cache(message: "Cannot open the cache \(file.path): \(error)")
+        }
+    }
+
+    /// Runs `body` in one write transaction; database errors become `HaloError.cache`.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try pool.write(body) } catch let error as HaloError { throw error } catch {
+            throw HaloError.cache(message: "\(error)")
+        }
+    }
+
+    /// Runs `body` on a read snapshot; database errors become `HaloError.cache`.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try pool.read(body) } catch let error as HaloError { throw error } catch {
+            throw HaloError.cache(message: "\(error)")
+        }
+    }
+
+    /// `PRAGMA quick_check` of the open cache ("ok" when intact).
+    public func integrityCheck() throws -> [String] {
+        try read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+    }
+
+    /// Closes the database (later calls fail). Optional: it also closes when released.
+    public func close() throws {
+        try pool.close()
+    }
+
+    // MARK: Kept answers (offline policies)
+
+    /// Stores an answer under `key`, replacing an older one.
+    public func storeResponse(_ body: Data, forKey key: String) throws {
+        let now = HaloTimestamp.milliseconds(from: Date())
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO cache_response(key, body, storedAt) VALUES (?, ?, ?)",
+                           arguments: [key, body, now])
+        }
+    }
+
+    /// The answer stored under `key`, if any.
+    public func storedResponse(forKey key: String) throws -> Data? {
+        try read { db in try Data.fetchOne(db, sql: "SELECT body FROM cache_response WHERE key = ?", arguments: [key]) }
+    }
+}

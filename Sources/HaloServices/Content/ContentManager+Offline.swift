@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+// The offline layer wired into the managers: the seed's offline policies (modules, search,
+// pocket), sync into the cache with the seed's synced-instance functions, and the outbox.
+
+extension HaloCache {
+    private static let openCaches = Mutex<[String: HaloCache]>([:])
+
+    /// The process-wide cache of the server at `baseURL` (one `HaloCache` per file, so every
+    /// manager shares one writer).
+    public static func shared(for baseURL: URL, in directory: URL = XDGDirectories.cache) throws -> HaloCache {
+        let file = CacheLocation.file(for: baseURL, in: directory)
+        return try openCaches.withLock { caches in
+            if let cache = caches[file.path] { return cache }
+            let cache = try HaloCache(file: file)
+            caches[file.path] = cache
+            return cache
+        }
+    }
+}
+
+extension CoreManager {
+    /// The offline cache of the current environment's server.
+    public func offlineCache() throws(HaloError) -> HaloCache {
+        guard let baseURL = environment.baseURL else {
+            throw .configuration(message: "The environment \(environment) has no valid base URL")
+        }
+        do { return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory) } catch let error as HaloError { throw error } catch {
+            throw .cache(message: "\(error)")
+        }
+    }
+
+    /// The `Authorization` value for the offline engines (streamed sync, outbox): the held token
+    /// of the current authentication mode, or a new one.
+    func offlineAuthorization() async throws(HaloError) -> String {
+        let mode = authenticationMode
+        if let token = await tokens.token(for: mode) { return token.authorizationHeader }
+        let token = try await tokens.renew(for: mode, rejected: nil) { [self] held in try await fetchToken(for: mode, held: held) }
+        return token.authorizationHeader
+    }
+
+    /// Sends `call` under its offline policy (else `defaultOfflinePolicy`), keeping its answer
+    /// under `cacheKey`. `local` computes an answer body from the cache when none was kept.
+    func perform(_ call: APIRequest, cacheKey: String, local: @escaping () throws -> Data? = { nil }) async throws(HaloError) -> HTTPResponse {
+        let policy = call.offlinePolicy ?? defaultOfflinePolicy
+        if policy == .none { return try await perform(call) }
+        let cache = try offlineCache()
+        let fromCache = { (body: Data) in HTTPResponse(statusCode: 200, headers: ["x-halo-offline": "cache"], body: body) }
+        do {
+            return try await cache.answer(
+                policy: policy, key: cacheKey,
+                load: { let response = try await self.perform(call); return (response, response.body) },
+                decode: fromCache, local: { try local().map(fromCache) })
+        } catch let error as HaloError { throw error } catch { throw .cache(message: "\(error)") }
+    }
+
+    /// A search answer body computed over the synced instances (the `local` of a search).
+    func localSearchBody(_ body: JSONValue) throws -> Data? {
+        let page = try offlineCache().searchLocally(body: body)
+        let answer: JSONValue = ["pagination": page.paginationInfo.wireJSON, "items": .array(page.instances.map(\.fullJSON))]
+        return answer.data(sortedKeys: false)
+    }
+}
+
+extension ContentManager {
+    private func offlineParts() throws(HaloError) -> (core: CoreManager, cache: HaloCache, baseURL: URL) {
+        let core = try core()
+        guard let baseURL = core.environment.baseURL else { throw .configuration(message: "No base URL") }
+        return (core, try core.offlineCache(), baseURL)
+    }
+
+    /// The sync engine of the current server (streams answers into the offline cache).
+    public func syncEngine() throws(HaloError) -> SyncEngine {
+        let (core, cache, baseURL) = try offlineParts()
+        return SyncEngine(cache: cache, baseURL: baseURL) { try await core.offlineAuthorization() }
+    }
+
+    /// The outbox of the current server (edits kept until they can be sent).
+    public func outbox() throws(HaloError) -> Outbox {
+        let (core, cache, baseURL) = try offlineParts()
+        return Outbox(cache: cache, baseURL: baseURL) { try await core.offlineAuthorization() }
+    }
+
+    /// Syncs a module into the offline cache (first sync + delta, locale change = full re-sync,
+    /// §14.3) and returns the log entries it appended.
+    public func syncToCache(query: SyncQuery, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws(HaloError) -> [SyncLogEntry] {
+        do { return try await syncEngine().sync(query, progress: progress) } catch let error as HaloError { throw error } catch {
+            throw .cache(message: "\(error)")
+        }
+    }
+
+    /// The synced instances of a module (id or name as used in the `SyncQuery`); [] on a cache error.
+    public func getSyncedInstances(moduleId: String) -> [ContentInstance] {
+        (try? offlineParts().cache.getSyncedInstances(moduleId: moduleId)) ?? []
+    }
+
+    /// Forgets the synced instances of a module (its next sync is a first sync).
+    public func removeSyncedInstances(moduleId: String) {
+        try? offlineParts().cache.removeSyncedInstances(moduleId: moduleId)
+    }
+
+    /// The sync log of a module, oldest first; [] on a cache error.
+    public func getSyncLog(moduleId: String) -> [SyncLogEntry] {
+        (try? offlineParts().cache.getSyncLog(moduleId: moduleId)) ?? []
+    }
+
+    /// Empties the sync log of a module.
+    public func clearSyncLog(moduleId: String) {
+        try? offlineParts().cache.clearSyncLog(moduleId: moduleId)
+    }
+}

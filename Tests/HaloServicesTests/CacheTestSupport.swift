@@ -1,0 +1,168 @@
+import Foundation
+import HaloServer
+import XCTest
+
+@testable import HaloServices
+
+/// A real HaloServer on loopback with a fresh data directory, and an app client whose tokens may edit.
+final class OfflineTestServer: @unchecked Sendable {
+    let directory: URL
+    let server: HaloServerInstance
+    let client: ClientCredentials
+    var baseURL: URL { server.baseURL }
+    var admin: HaloServerAdmin { server.admin }
+
+    private init(directory: URL, server: HaloServerInstance, client: ClientCredentials) {
+        self.directory = directory
+        self.server = server
+        self.client = client
+    }
+
+    static func start() async throws -> OfflineTestServer {
+        let directory = try temporaryDirectory("server")
+        let server = try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: directory, logRequests: false))
+        let client = try await server.admin.addClient(name: "Offline tests", editor: true)
+        return OfflineTestServer(directory: directory, server: server, client: client)
+    }
+
+    /// A fresh `Authorization` value (client-credentials grant, §3.2).
+    func authorization() async throws -> String {
+        try await Self.authorization(baseURL: baseURL, client: client)
+    }
+
+    static func authorization(baseURL: URL, client: ClientCredentials) async throws -> String {
+        var components = URLComponents(url: baseURL.appendingPathComponent("api/oauth/token"), resolvingAgainstBaseURL: false)
+        components?.query = "_app"
+        guard let url = components?.url else { throw HaloError.configuration(message: "bad URL") }
+        let form = "grant_type=client_credentials&client_id=\(client.clientId)&client_secret=\(client.clientSecret)"
+        let request = HTTPStreamingRequest(
+            method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
+        let (_, body) = try await HTTPStreaming.data(request)
+        let json = try JSONValue(data: body)
+        guard let token = json["access_token"]?.stringValue else { throw HaloError.notAuthenticated(message: "no token") }
+        return "\(json["token_type"]?.stringValue ?? "Bearer") \(token)"
+    }
+
+    /// An authorization provider for SDK components.
+    var authorizer: @Sendable () async throws -> String {
+        let baseURL = self.baseURL, client = self.client
+        return { try await Self.authorization(baseURL: baseURL, client: client) }
+    }
+
+    /// JSON request to the server; returns the parsed answer.
+    func call(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> JSONValue {
+        let request = HTTPStreamingRequest.json(method, baseURL.appendingPathComponent(path), body, authorization: try await authorization())
+        let (_, data) = try await HTTPStreaming.data(request)
+        return try JSONValue(data: data)
+    }
+
+    /// Every live instance of the modules as the server has them (search, no pagination), newest first.
+    func instances(moduleIds: [String]) async throws -> [JSONValue] {
+        let answer = try await call("POST", "api/generalcontent/instance/search", [
+            "moduleIds": .array(moduleIds.map(JSONValue.string)), "pagination": ["skip": true],
+        ])
+        return answer.arrayValue ?? []
+    }
+
+    func stop() async { await server.stop() }
+}
+
+func temporaryDirectory(_ label: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("halo-offline-\(label)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A cache in a fresh temp directory.
+func temporaryCache() throws -> HaloCache {
+    try HaloCache(file: temporaryDirectory("cache").appendingPathComponent("cache.sqlite"))
+}
+
+/// A loopback URL on which nothing listens (a server that went away).
+func unreachableURL() -> URL {
+    URL(string: "http://127.0.0.1:9")!
+}
+
+/// A loopback TCP proxy that forwards requests to `target` and closes every connection after
+/// `cutAfterBytes` bytes of answer: a network drop in the middle of a response.
+final class CuttingProxy: @unchecked Sendable {
+    let port: Int
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private let listener: Int32
+    private let target: Int
+    private let cutAfterBytes: Int
+    private let lock = NSLock()
+    private var forwarded = 0
+    private var stopped = false
+
+    var bytesForwarded: Int { lock.withLock { forwarded } }
+
+    init(target: Int, cutAfterBytes: Int) throws {
+        self.target = target
+        self.cutAfterBytes = cutAfterBytes
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 8) == 0 else { throw HaloError.network(message: "proxy: cannot listen") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 { return }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: UInt16(target))
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { close(client); close(upstream); continue }
+            Thread { [self] in pump(from: client, to: upstream, limited: false) }.start()
+            Thread { [self] in pump(from: upstream, to: client, limited: true) }.start()
+        }
+    }
+
+    private func pump(from source: Int32, to sink: Int32, limited: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            var allowed = count
+            if limited {
+                allowed = lock.withLock {
+                    let room = max(0, cutAfterBytes - forwarded)
+                    let n = min(room, count)
+                    forwarded += n
+                    return n
+                }
+            }
+            if allowed > 0 { _ = buffer.withUnsafeBytes { write(sink, $0.baseAddress, allowed) } }
+            if allowed < count { break }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(sink, Int32(SHUT_RDWR))
+        close(source)  // each pump closes the socket it reads; the shutdowns wake the other one
+    }
+}

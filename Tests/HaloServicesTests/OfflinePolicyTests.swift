@@ -1,0 +1,134 @@
+import Foundation
+import XCTest
+
+@testable import HaloServices
+
+final class OfflinePolicyTests: XCTestCase {
+    private var server: OfflineTestServer!
+
+    override func setUp() async throws {
+        server = try await OfflineTestServer.start()
+        try await server.admin.seedBenchmark(instances: 40, modules: 2)
+    }
+
+    override func tearDown() async throws {
+        await server.stop()
+    }
+
+    /// The module list over the network (E12), as the policy's `load`.
+    private func loadModules(from baseURL: URL, authorization: String) async throws -> (value: [Module], body: Data) {
+        let request = HTTPStreamingRequest.json(
+            "GET", baseURL.appendingPathComponent("api/generalcontent/module"), nil, authorization: authorization)
+        let (_, body) = try await HTTPStreaming.data(request)
+        return (try Module.list(wire: JSONValue(data: body)), body)
+    }
+
+    private func modules(_ cache: HaloCache, _ policy: OfflinePolicy, baseURL: URL) async throws -> [Module] {
+        let authorization = try await server.authorization()
+        return try await cache.answer(
+            policy: policy, key: HaloCache.modulesKey,
+            load: { try await self.loadModules(from: baseURL, authorization: authorization) },
+            decode: { try Module.list(wire: JSONValue(data: $0)) })
+    }
+
+    func testModulesUnderEachPolicyWithTheNetworkGone() async throws {
+        let cache = try temporaryCache()
+        // Nothing stored yet: cache-only has nothing to say.
+        do {
+            _ = try await modules(cache, .returnLocalDataDontLoad, baseURL: server.baseURL)
+            XCTFail("cache-only must fail on an empty cache")
+        } catch HaloError.cache {}
+        // `.none` stores nothing.
+        let networkOnly = try await modules(cache, .none, baseURL: server.baseURL)
+        XCTAssertEqual(networkOnly.count, 2)
+        XCTAssertNil(try cache.storedResponse(forKey: HaloCache.modulesKey))
+
+        let online = try await modules(cache, .loadAndStoreLocalData, baseURL: server.baseURL)
+        XCTAssertEqual(online.compactMap(\.name).sorted(), ["Bench 1", "Bench 2"])
+
+        // The train enters a tunnel.
+        let offline = try await modules(cache, .loadAndStoreLocalData, baseURL: unreachableURL())
+        XCTAssertEqual(offline, online)
+        let cacheOnly = try await modules(cache, .returnLocalDataDontLoad, baseURL: unreachableURL())
+        XCTAssertEqual(cacheOnly, online)
+        do {
+            _ = try await modules(cache, .none, baseURL: unreachableURL())
+            XCTFail("network-only must fail offline")
+        } catch HaloError.network {}
+    }
+
+    func testServerRefusalIsNotHiddenByTheCache() async throws {
+        let cache = try temporaryCache()
+        _ = try await modules(cache, .loadAndStoreLocalData, baseURL: server.baseURL)
+        do {
+            _ = try await cache.answer(
+                policy: .loadAndStoreLocalData, key: HaloCache.modulesKey,
+                load: { try await self.loadModules(from: self.server.baseURL, authorization: "Bearer revoked") },
+                decode: { try Module.list(wire: JSONValue(data: $0)) })
+            XCTFail("a 401 must reach the caller")
+        } catch HaloError.server(let status, _, _) {
+            XCTAssertEqual(status, 401)
+        }
+    }
+
+    func testSearchFallsBackToTheSyncedContentOffline() async throws {
+        let cache = try temporaryCache()
+        let moduleIds = try await server.instances(moduleIds: []).compactMap { $0["module"]?.stringValue }
+        let module = try XCTUnwrap(Set(moduleIds).sorted().first)
+        _ = try await SyncEngine(cache: cache, baseURL: server.baseURL, authorization: server.authorizer).sync(SyncQuery(moduleId: module))
+        let query = SearchQuery().moduleIds([module]).searchFilter(gte(property: "price", value: 100)).pagination(page: 1, limit: 5)
+        let authorization = try await server.authorization()
+        func search(_ baseURL: URL) async throws -> PaginatedContentInstances {
+            try await cache.answer(
+                policy: .loadAndStoreLocalData, key: "search-\(query.cacheKey())",
+                load: {
+                    let request = HTTPStreamingRequest.json(
+                        "POST", baseURL.appendingPathComponent("api/generalcontent/instance/search"), query.body(),
+                        authorization: authorization)
+                    let (_, body) = try await HTTPStreaming.data(request)
+                    return (try PaginatedContentInstances(wire: JSONValue(data: body)), body)
+                },
+                decode: { try PaginatedContentInstances(wire: JSONValue(data: $0)) },
+                local: { try cache.searchLocally(query) })
+        }
+        let online = try await search(server.baseURL)
+        XCTAssertFalse(online.instances.isEmpty)
+        try cache.write { db in try db.execute(sql: "DELETE FROM cache_response") }  // only the synced content is left
+        let offline = try await search(unreachableURL())
+        XCTAssertEqual(offline, online)
+    }
+
+    func testManagersUseTheCacheUnderTheDefaultPolicy() async throws {
+        var configuration = HaloConfiguration()
+        configuration.appCredentials = Credentials(clientId: server.client.clientId, clientSecret: server.client.clientSecret)
+        configuration.environment = .custom(server.baseURL.absoluteString)
+        configuration.dataDirectory = try temporaryDirectory("sdk-data")
+        configuration.cacheDirectory = try temporaryDirectory("sdk-cache")
+        let core = CoreManager(configuration: configuration)
+        try await core.startup()
+        core.defaultOfflinePolicy = .loadAndStoreLocalData
+
+        let modules = try await core.content.getModules().modules
+        XCTAssertEqual(modules.count, 2)
+        let module = try XCTUnwrap(modules.compactMap(\.id).sorted().first)
+        let entries = try await core.content.syncToCache(query: SyncQuery(moduleId: module))
+        XCTAssertEqual(entries.first?.creations, 20)
+        XCTAssertEqual(core.content.getSyncedInstances(moduleId: module).count, 20)
+        XCTAssertEqual(core.content.getSyncLog(moduleId: module).count, 2)
+        let query = SearchQuery().moduleIds([module]).searchFilter(lte(property: "price", value: 600)).pagination(page: 1, limit: 4)
+        let online = try await core.content.search(query: query, offlinePolicy: OfflinePolicy.none)
+
+        await server.stop()  // the train enters the tunnel
+        let offlineModules = try await core.content.getModules().modules
+        XCTAssertEqual(offlineModules, modules)
+        let offline = try await core.content.search(query: query)
+        XCTAssertEqual(offline, online, "answered by the offline search over the synced module")
+        XCTAssertEqual(core.content.getSyncedInstances(moduleId: module).count, 20)
+        do {
+            _ = try await core.content.getModules(offlinePolicy: OfflinePolicy.none)
+            XCTFail("network-only must fail offline")
+        } catch {}
+        core.content.removeSyncedInstances(moduleId: module)
+        XCTAssertEqual(core.content.getSyncedInstances(moduleId: module), [])
+    }
+}
