@@ -11,7 +11,8 @@ desk=".build/release/halo-desk --non-unique --quit-after-first-frame"
 # One untimed start creates first-run state (e.g. the local workspace), so every timed run is a
 # warm-disk "cold start" of the process, the same for both programs.
 $desk >/dev/null 2>&1 || true
-hyperfine --warmup 3 --runs 20 --style none --export-json "$out/startup.json" "$hello" "$desk" >/dev/null
+# -N: no intermediate shell, so the figures are the programs' own start-up.
+hyperfine -N --warmup 3 --runs 20 --style none --export-json "$out/startup.json" "$hello" "$out/adw-hello" "$desk" >/dev/null
 
 peak_rss() { # median of 5 runs of GNU time's max RSS, in KiB
   for _ in 1 2 3 4 5; do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | sed -n 3p
@@ -22,10 +23,11 @@ desk_rss=$(peak_rss $desk)
 python3 - "$out/startup.json" "$hello_rss" "$desk_rss" <<'PY'
 import json, sys
 results = {r["command"].split()[0].split("/")[-1]: r for r in json.load(open(sys.argv[1]))["results"]}
-hello, desk = results["gtk-hello"], results["halo-desk"]
+hello, adw, desk = results["gtk-hello"], results["adw-hello"], results["halo-desk"]
 hello_rss, desk_rss = int(sys.argv[2]) / 1024, int(sys.argv[3]) / 1024
 print("start to first painted window (median of 20, Xvfb, cairo renderer):")
 print("  gtk4 hello-world  %7.1f ms" % (hello["median"] * 1000))
+print("  adw hello-world   %7.1f ms   (libadwaita alone: %.2fx the GTK floor)" % (adw["median"] * 1000, adw["median"] / hello["median"]))
 print("  halo-desk         %7.1f ms   ratio %.2fx   (target <= 1.5x)" % (desk["median"] * 1000, desk["median"] / hello["median"]))
 print("peak RSS (median of 5):")
 print("  gtk4 hello-world  %7.1f MB" % hello_rss)

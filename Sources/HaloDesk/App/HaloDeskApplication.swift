@@ -85,6 +85,10 @@ final class HaloDeskApplication {
         }
     }
 
+    private func setAccelerators(_ accelerators: [String], for action: String) {
+        Actions.setAccelerators(accelerators, for: action, application: halo_gtk_application(application.raw))
+    }
+
     private func showAbout() {
         let about = adw_about_window_new()
         let aboutWindow = OpaquePointer(about)
@@ -99,13 +103,4 @@ final class HaloDeskApplication {
         gtk_window_present(halo_window(about))
     }
 
-    func setAccelerators(_ accelerators: [String], for action: String) {
-        var cStrings = accelerators.map { strdup($0) } + [nil]
-        defer { cStrings.forEach { free($0) } }
-        cStrings.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { pointer in
-                gtk_application_set_accels_for_action(halo_gtk_application(application.raw), action, pointer)
-            }
-        }
-    }
 }

@@ -16,4 +16,22 @@ enum Actions {
     static func setEnabled(_ action: GObjectRef, _ enabled: Bool) {
         g_simple_action_set_enabled(OpaquePointer(action.raw), enabled ? 1 : 0)
     }
+
+    /// Gives `action` (e.g. "win.save") its keyboard shortcuts in the window's application.
+    static func setAccelerators(_ accelerators: [String], for action: String, in window: Window) {
+        guard let application = gtk_window_get_application(window.window) else { return }
+        setAccelerators(accelerators, for: action, application: application)
+    }
+
+    /// Gives `action` (e.g. "app.quit") its keyboard shortcuts.
+    static func setAccelerators(_ accelerators: [String], for action: String,
+                                application: UnsafeMutablePointer<GtkApplication>) {
+        var cStrings = accelerators.map { strdup($0) } + [nil]
+        defer { cStrings.forEach { free($0) } }
+        cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { pointer in
+                gtk_application_set_accels_for_action(application, action, pointer)
+            }
+        }
+    }
 }

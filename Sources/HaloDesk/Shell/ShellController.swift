@@ -11,6 +11,8 @@ final class ShellController {
     private(set) var session: WorkspaceSession?
     private(set) var localWorkspace: LocalWorkspace?
     private var retry: (@MainActor () -> Void)?
+    /// The signed-in workspace, while one is shown.
+    private(set) var workspaceView: WorkspaceView?
     /// The open preferences window, if any.
     private(set) var preferencesWindow: PreferencesWindow?
 
@@ -35,7 +37,15 @@ final class ShellController {
         window.errorRetryButton.onClicked { [unowned self] in self.retry?() }
         window.errorBackButton.onClicked { [unowned self] in self.showWelcome() }
         Actions.add("sign-out", to: window.window) { [unowned self] in self.signOut() }
-        Actions.add("switch-workspace", to: window.window) { [unowned self] in self.showWelcome() }
+        Actions.add("switch-workspace", to: window.window) { [unowned self] in
+            self.leaveWorkspace { self.showWelcome() }
+        }
+        // Closing the window with unsaved edits asks first.
+        window.window.onReturningBool("close-request") { [unowned self] in
+            guard let view = self.workspaceView, view.hasUnsavedChanges else { return false }
+            view.confirmLeaving { self.window.window.destroy() }
+            return true
+        }
         Actions.add("preferences", to: window.window) { [unowned self] in self.showPreferences() }
     }
 
@@ -101,12 +111,20 @@ final class ShellController {
         }
     }
 
-    /// The workspace view for a signed-in session.
+    /// The workspace view for a signed-in session; its window actions get their shortcuts here.
     func makeWorkspaceContent(session: WorkspaceSession) throws -> Widget {
-        let page = StatusPage(sinking: UnsafeMutableRawPointer(adw_status_page_new()))
-        page.title = "Signed In"
-        page.details = "Signed in to \(session.title)."
-        return page
+        let view = try WorkspaceView(session: session, toaster: { [unowned self] message in self.window.showToast(message) })
+        workspaceView = view
+        for (action, accelerators) in view.installActions(on: window.window) {
+            Actions.setAccelerators(accelerators, for: action, in: window.window)
+        }
+        return view.widget
+    }
+
+    /// Runs `proceed` now, or after the user agrees to drop unsaved edits in the workspace.
+    func leaveWorkspace(then proceed: @escaping @MainActor () -> Void) {
+        guard let workspaceView, workspaceView.hasUnsavedChanges else { return proceed() }
+        workspaceView.confirmLeaving(then: proceed)
     }
 
     // MARK: - Connecting
@@ -178,7 +196,12 @@ final class ShellController {
     }
 
     func signOut() {
+        leaveWorkspace { [unowned self] in self.performSignOut() }
+    }
+
+    private func performSignOut() {
         guard let session else { return }
+        workspaceView = nil
         Task { @MainActor in
             _ = await session.core.auth.logout()
             window.stack.removePage("workspace")

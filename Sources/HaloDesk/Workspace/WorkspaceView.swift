@@ -506,6 +506,11 @@ final class WorkspaceView {
 
     // MARK: Dialogs
 
+    /// For the shell (switching workspace, signing out, closing): asks before dropping edits.
+    func confirmLeaving(then proceed: @escaping @MainActor () -> Void) {
+        confirmLeavingEdits(proceed, onCancel: {})
+    }
+
     /// Runs `proceed` at once when there are no unsaved edits, otherwise after the user agrees to
     /// discard them (`onCancel` when they keep editing).
     private func confirmLeavingEdits(_ proceed: @escaping @MainActor () -> Void, onCancel: @escaping @MainActor () -> Void) {
