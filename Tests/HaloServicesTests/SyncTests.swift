@@ -135,13 +135,20 @@ final class SyncTests: XCTestCase {
         let module = modules[0]
         let cache = try temporaryCache()
         let sync = engine(cache)
-        let started = expectation(description: "first chunk stored")
+        let started = expectation(description: "first items received")
         let once = OnceFlag()
+        // The progress callback holds the sync at its first report until the test has cancelled,
+        // so the cancellation always lands mid-answer, however fast the machine is.
+        let cancelled = DispatchSemaphore(value: 0)
         let handle = sync.start(SyncQuery(moduleId: module)) { progress in
-            if progress.itemsDone > 0, once.claim() { started.fulfill() }
+            if progress.itemsDone > 0, progress.itemsDone < 6_000, once.claim() {
+                started.fulfill()
+                cancelled.wait()
+            }
         }
         await fulfillment(of: [started], timeout: 60)
         handle.cancel()
+        cancelled.signal()
         do {
             _ = try await handle.result
             XCTFail("a cancelled sync must not report success")
