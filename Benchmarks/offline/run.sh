@@ -57,9 +57,9 @@ echo "   $OUT"
 OUT=$("$BIN/bench-offline" search --cache "$WORK/cache.sqlite" --module "$MODULE" --iterations 40)
 P50=$(sed -E 's/.*search_p50_ms=([0-9.]+).*/\1/' <<< "$OUT")
 SCAN="SELECT count(*) FROM item WHERE json_extract(body,'\$.values.price') >= 10 AND json_extract(body,'\$.values.price') <= 500
-  AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%ab%');
+  AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%abi%');
   SELECT id FROM item WHERE json_extract(body,'\$.values.price') >= 10 AND json_extract(body,'\$.values.price') <= 500
-  AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%ab%')
+  AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%abi%')
   ORDER BY createdAt DESC LIMIT 50;"
 best=999999
 for _ in 1 2 3; do

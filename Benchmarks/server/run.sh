@@ -60,7 +60,7 @@ start_server "$DATA"
 TOKEN=$(token_for "$DATA")
 
 # The nested 4-condition filter across all modules, page of 50 with totals.
-BODY='{"searchValues":{"condition":"and","operands":[{"operation":">=","property":"price","value":10,"type":"number"},{"operation":"<=","property":"price","value":500,"type":"number"},{"condition":"or","operands":[{"operation":"=","property":"inStock","value":true,"type":"string"},{"operation":"like","property":"title","value":"ab","type":"string"}]}]},"pagination":{"page":1,"limit":50,"skip":false}}'
+BODY='{"searchValues":{"condition":"and","operands":[{"operation":">=","property":"price","value":10,"type":"number"},{"operation":"<=","property":"price","value":500,"type":"number"},{"condition":"or","operands":[{"operation":"=","property":"inStock","value":true,"type":"string"},{"operation":"like","property":"title","value":"abi","type":"string"}]}]},"pagination":{"page":1,"limit":50,"skip":false}}'
 ANSWER=$(curl -s -X POST "$BASE/api/generalcontent/instance/search" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "$BODY")
 SERVER_TOTAL=$(echo "$ANSWER" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["pagination"]["totalItems"], len(d["items"]))')
 echo "   server answer: totalItems, items = $SERVER_TOTAL"
@@ -102,7 +102,7 @@ echo "== naive json_extract full scan in sqlite3 (same DB, same predicate, page 
 NAIVE_SQL="WITH m AS (SELECT i.id, i.createdAt FROM content_instance i JOIN content_body b ON b.pk = i.pk
   WHERE i.deletedAt IS NULL
     AND json_extract(b.values_json, '\$.price') >= 10 AND json_extract(b.values_json, '\$.price') <= 500
-    AND (json_extract(b.values_json, '\$.inStock') = 1 OR lower(json_extract(b.values_json, '\$.title')) LIKE '%ab%'))
+    AND (json_extract(b.values_json, '\$.inStock') = 1 OR lower(json_extract(b.values_json, '\$.title')) LIKE '%abi%'))
 SELECT (SELECT count(*) FROM m) AS total, id FROM m ORDER BY createdAt DESC, id LIMIT 50;"
 NAIVE_TIMES=()
 for _ in 1 2 3 4 5; do

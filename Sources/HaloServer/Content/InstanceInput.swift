@@ -21,7 +21,7 @@ struct InstanceInput: Sendable {
         do {
             instance = try JSONDecoder().decode(WireInstance.self, from: JSONValue.object(object).data(sortedKeys: false))
         } catch let error as DecodingError {
-            throw APIError.badRequest("Invalid instance: \(Self.describe(error))")
+            throw APIError.badRequest("Invalid instance: \(error.clientMessage)")
         }
         instance.tags = instance.tags.map(SegmentationTags.normalized)
     }
@@ -29,16 +29,5 @@ struct InstanceInput: Sendable {
     init(_ value: JSONValue, what: String) throws {
         guard case .object(let object) = value else { throw APIError.badRequest("\(what) must be a JSON object") }
         try self.init(object)
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
-            .valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "'\(path)': \(context.debugDescription)"
-        @unknown default:
-            return String(describing: error)
-        }
     }
 }

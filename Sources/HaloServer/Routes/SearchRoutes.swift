@@ -23,7 +23,7 @@ enum SearchRoutes {
         do {
             return try JSONDecoder().decode(SearchRequest.self, from: data)
         } catch let error as DecodingError {
-            throw APIError.badRequest("Invalid search request: \(describe(error))")
+            throw APIError.badRequest("Invalid search request: \(error.clientMessage)")
         }
     }
 
@@ -72,16 +72,5 @@ enum SearchRoutes {
             result[row["module_id"], default: []].insert(row["name"])
         }
         return result
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
-            .valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "'\(path)': \(context.debugDescription)"
-        @unknown default:
-            return String(describing: error)
-        }
     }
 }
