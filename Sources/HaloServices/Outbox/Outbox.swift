@@ -15,15 +15,14 @@ import Synchronization
 ///   edit was based on) becomes a conflict holding both versions, listed by `conflicts()`.
 public final class Outbox: Sendable {
     public let cache: HaloCache
-    public let baseURL: URL
-    private let authorization: @Sendable () async throws -> String
+    /// Sends the batches (its environment, TLS policy and token renewal on 401).
+    public let core: CoreManager
     /// One flush at a time, so no edit is sent twice.
     private let flushing = Mutex(false)
 
-    public init(cache: HaloCache, baseURL: URL, authorization: @escaping @Sendable () async throws -> String) {
+    public init(cache: HaloCache, core: CoreManager) {
         self.cache = cache
-        self.baseURL = baseURL
-        self.authorization = authorization
+        self.core = core
     }
 
     static let localIdPrefix = "local-"
@@ -73,6 +72,11 @@ public final class Outbox: Sendable {
     /// Entries still to be sent.
     public func pending() throws -> [OutboxEntry] {
         try entries().filter { $0.state == .pending }
+    }
+
+    /// Whether any entry is still to be sent (cheaper than `pending()`).
+    public func hasPending() throws -> Bool {
+        try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE state = 'pending')") ?? false }
     }
 
     /// Entries in conflict with the server's copy.
@@ -169,10 +173,9 @@ public final class Outbox: Sendable {
             case .delete: operations.delete(instanceId: entry.instance.id ?? "")
             }
         }
-        let request = HTTPStreamingRequest.json(
-            "POST", baseURL.appendingPathComponent("api/generalcontent/instance/batch"), operations.wireJSON,
-            authorization: try await authorization())
-        let (_, body) = try await HTTPStreaming.data(request)
+        // Never retried blindly: a batch whose answer was lost may have been applied already.
+        let call = APIRequest(.post, "api/generalcontent/instance/batch", body: .json(operations.wireJSON), numberOfRetries: 0)
+        let body = try await core.perform(call).body
         do {
             return try BatchResult(wire: JSONValue(data: body))
         } catch let error as HaloError {
