@@ -72,6 +72,44 @@ final class OutboxContentManagerTests: XCTestCase {
         await server.stop()
     }
 
+    func testOfflineSearchFindsPendingCreatesUntilTheyAreSent() async throws {
+        var server = try await OfflineTestServer.start()
+        do {
+            let modules = try await server.admin.seedBenchmark(instances: 3, modules: 1)
+            let module = try XCTUnwrap(modules.first)
+            let app = CoreManager(configuration: try server.sdkConfiguration())
+            _ = try await app.content.syncToCache(query: SyncQuery(moduleId: module))
+            let cache = try app.offlineCache()
+            let everything = SearchQuery().moduleIds([module]).skipPagination()
+            XCTAssertEqual(try cache.searchLocally(everything).instances.count, 3)
+
+            await server.stop()
+            let kept = try await app.content.saveOrQueue(ContentInstance(moduleId: module, name: "Zeppelin"))
+            let dropped = try await app.content.saveOrQueue(ContentInstance(moduleId: module, name: "Changed my mind"))
+            let droppedId = try XCTUnwrap(dropped.instance.id)
+            XCTAssertTrue(try cache.searchLocally(everything).instances.contains { $0.id == droppedId })
+            let deletion = try await app.content.deleteOrQueue(instanceId: droppedId)
+            XCTAssertEqual(deletion, .pending(deletion.instance, entry: nil), "deleting a create not sent yet just drops it")
+
+            let offline = try cache.searchLocally(everything).instances
+            XCTAssertEqual(offline.count, 4)
+            XCTAssertEqual(offline.filter { $0.id.map(Outbox.isLocalId) == true }.map(\.name), ["Zeppelin"])
+            XCTAssertEqual(offline.first { $0.name == "Zeppelin" }?.id, kept.instance.id)
+
+            server = try await server.restarted()
+            let report = try await app.content.outbox().flush()
+            XCTAssertEqual(report.sent.map(\.name), ["Zeppelin"])
+            let online = try cache.searchLocally(everything).instances
+            XCTAssertEqual(online.count, 4, "the server's copy replaced the local one")
+            XCTAssertEqual(online.filter { $0.id.map(Outbox.isLocalId) == true }, [])
+            XCTAssertEqual(online.first { $0.name == "Zeppelin" }?.id, report.sent.first?.id)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     func testAnEditTheServerRefusesIsThrownNotQueued() async throws {
         let server = try await OfflineTestServer.start()
         do {

@@ -11,6 +11,8 @@ import Synchronization
 /// - Ordered: runs of consecutive entries of one kind go in one batch; batches go one after the
 ///   other, so the server sees the edits in queue order.
 /// - Coalesced: editing a create that was not sent yet rewrites that create; deleting it drops it.
+/// - Visible offline: a create not sent yet is also stored in the cache's content tables under
+///   its local id, so offline search and the synced instances include it until it is sent.
 /// - Never silent: an update the server rejects with 409 (its copy changed after the version the
 ///   edit was based on) becomes a conflict holding both versions, listed by `conflicts()`.
 public final class Outbox: Sendable {
@@ -56,7 +58,10 @@ public final class Outbox: Sendable {
     public func enqueueDelete(_ instance: ContentInstance) throws -> OutboxEntry? {
         guard let id = instance.id else { throw HaloError.invalidInput(message: "A deletion needs the instance's id.") }
         if Self.isLocalId(id), let create = try pendingCreate(localId: id) {
-            try cache.write { db in try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [create]) }
+            try cache.write { db in
+                try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [create])
+                try ContentTables.hardDelete(ids: [id], in: db)
+            }
             return nil
         }
         return try insert(.delete, instance)
@@ -86,7 +91,12 @@ public final class Outbox: Sendable {
 
     /// Removes an entry (e.g. a failed one the user gave up on).
     public func discard(_ entry: OutboxEntry) throws {
-        try cache.write { db in try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id]) }
+        try cache.write { db in
+            try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+            if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
+                try ContentTables.hardDelete(ids: [localId], in: db)
+            }
+        }
     }
 
     /// Settles a conflict: `.keepMine` re-queues my version based on the server's copy (sent by
@@ -206,6 +216,9 @@ public final class Outbox: Sendable {
                     } else {
                         try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
                     }
+                    if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
+                        try ContentTables.hardDelete(ids: [localId], in: db)  // the server's copy replaces it
+                    }
                     if let instance = outcome.instance {
                         report.sent.append(instance)
                         let stored = try instance.storedForm()
@@ -263,12 +276,15 @@ public final class Outbox: Sendable {
     private func insert(_ kind: OutboxEntry.Kind, _ instance: ContentInstance) throws -> OutboxEntry {
         let now = Date()
         let body = instance.fullJSON.jsonString(sortedKeys: false)
+        let stored = kind == .create ? try instance.storedForm() : nil
         let seq = try cache.write { db -> Int64 in
             try db.execute(sql: """
                 INSERT INTO cache_outbox(kind, instanceId, moduleId, body, baseUpdatedAt, queuedAt) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [kind.rawValue, instance.id, instance.moduleId, body,
                                  instance.updatedAt.map(HaloTimestamp.milliseconds(from:)), HaloTimestamp.milliseconds(from: now)])
-            return db.lastInsertedRowID
+            let seq = db.lastInsertedRowID
+            if let stored { try ContentTables.upsert(stored, in: db) }
+            return seq
         }
         return OutboxEntry(id: seq, kind: kind, instance: instance, queuedAt: now, state: .pending)
     }
@@ -280,10 +296,13 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Rewrites a create not sent yet (and its local copy in the content tables).
     private func rewrite(_ seq: Int64, with instance: ContentInstance) throws {
+        let stored = try instance.storedForm()
         try cache.write { db in
             try db.execute(sql: "UPDATE cache_outbox SET body = ? WHERE seq = ?",
                            arguments: [instance.fullJSON.jsonString(sortedKeys: false), seq])
+            try ContentTables.upsert(stored, in: db)
         }
     }
 
