@@ -41,18 +41,15 @@ func memoryMB(_ key: String) -> Double {
     return 0
 }
 
-func authorization(_ arguments: Arguments) async throws -> String {
-    guard var components = URLComponents(string: try arguments.required("server") + "/api/oauth/token") else {
-        throw BenchError("bad --server")
-    }
-    components.query = "_app"
-    guard let url = components.url else { throw BenchError("bad --server") }
-    let form = "grant_type=client_credentials&client_id=\(try arguments.required("client-id"))&client_secret=\(try arguments.required("client-secret"))"
-    let (_, body) = try await HTTPStreaming.data(HTTPStreamingRequest(
-        method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8)))
-    let json = try JSONValue(data: body)
-    guard let token = json["access_token"]?.stringValue else { throw BenchError("no access_token in \(json)") }
-    return "Bearer \(token)"
+/// An SDK core for `--server`, authenticated as the `--client-id` / `--client-secret` app.
+func core(_ arguments: Arguments) throws -> CoreManager {
+    var configuration = HaloConfiguration()
+    configuration.appCredentials = Credentials(clientId: try arguments.required("client-id"), clientSecret: try arguments.required("client-secret"))
+    configuration.environment = .custom(try serverURL(arguments).absoluteString)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-offline-\(UUID().uuidString)")
+    configuration.dataDirectory = folder.appendingPathComponent("data")
+    configuration.cacheDirectory = folder.appendingPathComponent("cache")
+    return CoreManager(configuration: configuration)
 }
 
 func serverURL(_ arguments: Arguments) throws -> URL {
@@ -80,9 +77,8 @@ func run() async throws {
     let arguments = Arguments(CommandLine.arguments.dropFirst(2))
     switch CommandLine.arguments.dropFirst().first ?? "" {
     case "sync":
-        let token = try await authorization(arguments)
         let cache = try HaloCache(file: URL(fileURLWithPath: try arguments.required("cache")))
-        let engine = SyncEngine(cache: cache, baseURL: try serverURL(arguments), authorization: { token })
+        let engine = SyncEngine(cache: cache, core: try core(arguments))
         let showProgress = arguments.flags.contains("progress")
         let baseline = memoryMB("VmRSS")
         let start = Date()
@@ -97,14 +93,12 @@ func run() async throws {
         print(String(format: "sync_seconds=%.3f items=%d requests=%d peak_rss_growth_mb=%.1f peak_rss_mb=%.1f",
                      seconds, items, entries.count, memoryMB("VmHWM") - baseline, memoryMB("VmHWM")))
     case "edit":
-        let token = try await authorization(arguments)
-        let base = try serverURL(arguments)
+        let core = try core(arguments)
         let count = Int(try arguments.required("count")) ?? 1000
-        let search = HTTPStreamingRequest.json(
-            "POST", base.appendingPathComponent("api/generalcontent/instance/search"),
+        let search = APIRequest(.post, "api/generalcontent/instance/search", body: .json(
             ["moduleIds": [.string(try arguments.required("module"))], "pagination": ["page": 1, "limit": .number(Double(count))],
-             "sort": "name asc"], authorization: token)
-        let (_, body) = try await HTTPStreaming.data(search)
+             "sort": "name asc"]))
+        let body = try await core.perform(search).body
         let items = try JSONValue(data: body)["items"]?.arrayValue ?? []
         let updated: [JSONValue] = items.map { item in
             guard case .object(var fields) = item else { return item }
@@ -112,9 +106,7 @@ func run() async throws {
             fields["updatedAt"] = nil
             return .object(fields)
         }
-        let batch = HTTPStreamingRequest.json(
-            "POST", base.appendingPathComponent("api/generalcontent/instance/batch"), ["updated": .array(updated)], authorization: token)
-        _ = try await HTTPStreaming.data(batch, timeoutSeconds: 300)
+        _ = try await core.perform(APIRequest(.post, "api/generalcontent/instance/batch", body: .json(["updated": .array(updated)])))
         print("edited=\(updated.count)")
     case "search":
         let cache = try HaloCache(file: URL(fileURLWithPath: try arguments.required("cache")))

@@ -25,6 +25,12 @@ final class OfflineTestServer: @unchecked Sendable {
         return OfflineTestServer(directory: directory, server: server, client: client)
     }
 
+    /// The same server back after `stop()`: same data directory, port and client.
+    func restarted() async throws -> OfflineTestServer {
+        let configuration = HaloServerConfiguration(port: server.port, dataDirectory: directory, logRequests: false)
+        return OfflineTestServer(directory: directory, server: try await HaloServerInstance.start(configuration), client: client)
+    }
+
     /// A fresh `Authorization` value (client-credentials grant, §3.2).
     func authorization() async throws -> String {
         try await Self.authorization(baseURL: baseURL, client: client)
@@ -35,25 +41,48 @@ final class OfflineTestServer: @unchecked Sendable {
         components?.query = "_app"
         guard let url = components?.url else { throw HaloError.configuration(message: "bad URL") }
         let form = "grant_type=client_credentials&client_id=\(client.clientId)&client_secret=\(client.clientSecret)"
-        let request = HTTPStreamingRequest(
-            method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
-        let (_, body) = try await HTTPStreaming.data(request)
-        let json = try JSONValue(data: body)
+        let request = HTTPRequest(
+            method: .post, url: url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
+        let json = try JSONValue(data: try await send(request))
         guard let token = json["access_token"]?.stringValue else { throw HaloError.notAuthenticated(message: "no token") }
         return "\(json["token_type"]?.stringValue ?? "Bearer") \(token)"
     }
 
-    /// An authorization provider for SDK components.
-    var authorizer: @Sendable () async throws -> String {
-        let baseURL = self.baseURL, client = self.client
-        return { try await Self.authorization(baseURL: baseURL, client: client) }
+    /// A plain request with the SDK's transport; the body of a 2xx answer, else the server's error.
+    static func send(_ request: HTTPRequest) async throws -> Data {
+        let response = try await CurlTransport().perform(request, options: TransferOptions())
+        guard response.isSuccess else { throw HaloError(response: response) }
+        return response.body
     }
 
     /// JSON request to the server; returns the parsed answer.
     func call(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> JSONValue {
-        let request = HTTPStreamingRequest.json(method, baseURL.appendingPathComponent(path), body, authorization: try await authorization())
-        let (_, data) = try await HTTPStreaming.data(request)
-        return try JSONValue(data: data)
+        try await Self.call(method, baseURL.appendingPathComponent(path), body, authorization: try await authorization())
+    }
+
+    static func call(_ method: String, _ url: URL, _ body: JSONValue?, authorization: String) async throws -> JSONValue {
+        guard let method = HTTPMethod(rawValue: method) else { throw HaloError.invalidInput(message: "bad method \(method)") }
+        var headers = ["Authorization": authorization]
+        if body != nil { headers["Content-Type"] = "application/json" }
+        return try JSONValue(data: try await send(HTTPRequest(method: method, url: url, headers: headers, body: body?.data(sortedKeys: false))))
+    }
+
+    /// An SDK core that talks to this server (or `baseURL`, e.g. a proxy) as the test client,
+    /// with data and cache folders of its own. No retries: tests expect the first outcome.
+    func core(baseURL: URL? = nil) throws -> CoreManager {
+        let core = CoreManager(configuration: try sdkConfiguration(baseURL: baseURL))
+        core.numberOfRetries = 0
+        return core
+    }
+
+    /// The configuration of `core(baseURL:)`: app credentials of the test client, fresh folders.
+    func sdkConfiguration(baseURL: URL? = nil) throws -> HaloConfiguration {
+        var configuration = HaloConfiguration()
+        configuration.appCredentials = Credentials(clientId: client.clientId, clientSecret: client.clientSecret)
+        configuration.environment = .custom((baseURL ?? self.baseURL).absoluteString)
+        configuration.dataDirectory = try temporaryDirectory("sdk-data")
+        configuration.cacheDirectory = try temporaryDirectory("sdk-cache")
+        return configuration
     }
 
     /// Every live instance of the modules as the server has them (search, no pagination), newest first.

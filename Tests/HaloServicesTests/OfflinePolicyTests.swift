@@ -17,9 +17,9 @@ final class OfflinePolicyTests: XCTestCase {
 
     /// The module list over the network (E12), as the policy's `load`.
     private func loadModules(from baseURL: URL, authorization: String) async throws -> (value: [Module], body: Data) {
-        let request = HTTPStreamingRequest.json(
-            "GET", baseURL.appendingPathComponent("api/generalcontent/module"), nil, authorization: authorization)
-        let (_, body) = try await HTTPStreaming.data(request)
+        let request = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("api/generalcontent/module"),
+                                  headers: ["Authorization": authorization])
+        let body = try await OfflineTestServer.send(request)
         return (try Module.list(wire: JSONValue(data: body)), body)
     }
 
@@ -75,17 +75,18 @@ final class OfflinePolicyTests: XCTestCase {
         let cache = try temporaryCache()
         let moduleIds = try await server.instances(moduleIds: []).compactMap { $0["module"]?.stringValue }
         let module = try XCTUnwrap(Set(moduleIds).sorted().first)
-        _ = try await SyncEngine(cache: cache, baseURL: server.baseURL, authorization: server.authorizer).sync(SyncQuery(moduleId: module))
+        _ = try await SyncEngine(cache: cache, core: try server.core()).sync(SyncQuery(moduleId: module))
         let query = SearchQuery().moduleIds([module]).searchFilter(gte(property: "price", value: 100)).pagination(page: 1, limit: 5)
         let authorization = try await server.authorization()
         func search(_ baseURL: URL) async throws -> PaginatedContentInstances {
             try await cache.answer(
                 policy: .loadAndStoreLocalData, key: "search-\(query.cacheKey())",
                 load: {
-                    let request = HTTPStreamingRequest.json(
-                        "POST", baseURL.appendingPathComponent("api/generalcontent/instance/search"), query.body(),
-                        authorization: authorization)
-                    let (_, body) = try await HTTPStreaming.data(request)
+                    let request = HTTPRequest(
+                        method: .post, url: baseURL.appendingPathComponent("api/generalcontent/instance/search"),
+                        headers: ["Authorization": authorization, "Content-Type": "application/json"],
+                        body: query.body().data(sortedKeys: false))
+                    let body = try await OfflineTestServer.send(request)
                     return (try PaginatedContentInstances(wire: JSONValue(data: body)), body)
                 },
                 decode: { try PaginatedContentInstances(wire: JSONValue(data: $0)) },

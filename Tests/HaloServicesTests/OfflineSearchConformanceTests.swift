@@ -36,7 +36,7 @@ final class OfflineSearchConformanceTests: XCTestCase {
         }
 
         let cache = try temporaryCache()
-        let engine = SyncEngine(cache: cache, baseURL: server.baseURL, authorization: server.authorizer)
+        let engine = SyncEngine(cache: cache, core: try server.core())
         let outcomes = await engine.sync([SyncQuery(moduleId: bench[0]), SyncQuery(moduleName: "Bench 2"), SyncQuery(moduleId: articles)])
         for (key, outcome) in outcomes { XCTAssertNoThrow(try outcome.get(), key) }
 

@@ -38,7 +38,7 @@ final class OutboxTests: XCTestCase {
         let doomed = existing[1]
 
         do {  // Offline: the server is unreachable, everything is queued durably.
-            let offline = Outbox(cache: try HaloCache(file: file), baseURL: unreachableURL(), authorization: { "Bearer none" })
+            let offline = Outbox(cache: try HaloCache(file: file), core: try server.core(baseURL: unreachableURL()))
             let created = try offline.enqueueCreate(newInstance("Written offline"))
             XCTAssertTrue(created.hasLocalId)
             var edited = created.instance
@@ -57,7 +57,7 @@ final class OutboxTests: XCTestCase {
         }
 
         // "The app restarted": a new cache object on the same file, and the server is back.
-        let outbox = Outbox(cache: try HaloCache(file: file), baseURL: server.baseURL, authorization: server.authorizer)
+        let outbox = Outbox(cache: try HaloCache(file: file), core: try server.core())
         XCTAssertEqual(try outbox.pending().count, 3)
         let report = try await outbox.flush()
         XCTAssertNil(report.networkError)
@@ -79,7 +79,7 @@ final class OutboxTests: XCTestCase {
         theirs["name"] = "Their edit"
         _ = try await server.call("PUT", "api/generalcontent/instance/\(id)", .object(theirs))
 
-        let outbox = Outbox(cache: try temporaryCache(), baseURL: server.baseURL, authorization: server.authorizer)
+        let outbox = Outbox(cache: try temporaryCache(), core: try server.core())
         var mine = original  // still carries the old updatedAt
         mine.name = "My edit"
         try outbox.enqueueUpdate(mine)
@@ -109,7 +109,7 @@ final class OutboxTests: XCTestCase {
         guard case .object(var theirs) = original.fullJSON else { return XCTFail() }
         theirs["name"] = "Theirs wins"
         _ = try await server.call("PUT", "api/generalcontent/instance/\(id)", .object(theirs))
-        let outbox = Outbox(cache: try temporaryCache(), baseURL: server.baseURL, authorization: server.authorizer)
+        let outbox = Outbox(cache: try temporaryCache(), core: try server.core())
         var mine = original
         mine.name = "Mine loses"
         try outbox.enqueueUpdate(mine)

@@ -24,6 +24,38 @@ final class PocketTests: XCTestCase {
         XCTAssertNil(pocket.references["favorites"])
     }
 
+    func testTheOfflinePocketOfOneUserIsNotShownToTheNext() async throws {
+        let server = try await FlowServer.start()
+        try await server.server.admin.addUser(email: "ann@example.com", password: "ann-pass")
+        try await server.server.admin.addUser(email: "bob@example.com", password: "bob-pass")
+        var configuration = server.configuration()
+        configuration.cacheDirectory = try temporaryDirectory("pocket-cache")
+        let core = CoreManager(configuration: configuration)
+        core.defaultOfflinePolicy = .loadAndStoreLocalData
+        do {
+            try await core.startup()
+            _ = try await core.auth.login(authProfile: AuthProfile(email: "ann@example.com", password: "ann-pass"), stayLoggedIn: false)
+            let annPocket = Pocket()
+            annPocket.setData(["secret": "Ann's"])
+            _ = try await core.auth.savePocket(annPocket)
+            let annRead = try await core.auth.getPocket()  // kept in the cache for offline use
+            XCTAssertEqual(annRead.data, ["secret": "Ann's"])
+            _ = await core.auth.logout()
+            _ = try await core.auth.login(authProfile: AuthProfile(email: "bob@example.com", password: "bob-pass"), stayLoggedIn: false)
+        } catch {
+            await server.stop()
+            throw error
+        }
+
+        await server.stop()  // offline: Bob has no pocket in the cache
+        do {
+            let pocket = try await core.auth.getPocket()
+            XCTFail("Bob was shown a pocket offline: \(pocket)")
+        } catch {
+            guard case .network = error else { return XCTFail("expected a network error, got \(error)") }
+        }
+    }
+
     func testDataLimitIsCheckedBeforeSending() async throws {
         let server = try await FlowServer.start()
         defer { Task { await server.stop() } }

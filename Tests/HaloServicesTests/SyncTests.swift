@@ -16,8 +16,8 @@ final class SyncTests: XCTestCase {
         await server.stop()
     }
 
-    private func engine(_ cache: HaloCache) -> SyncEngine {
-        SyncEngine(cache: cache, baseURL: server.baseURL, authorization: server.authorizer)
+    private func engine(_ cache: HaloCache) throws -> SyncEngine {
+        SyncEngine(cache: cache, core: try server.core())
     }
 
     /// The cache's synced instances equal the server's live ones, item for item.
@@ -32,7 +32,7 @@ final class SyncTests: XCTestCase {
         let modules = try await server.admin.seedBenchmark(instances: 300, modules: 1)
         let module = modules[0]
         let cache = try temporaryCache()
-        let sync = engine(cache)
+        let sync = try engine(cache)
 
         let first = try await sync.sync(SyncQuery(moduleId: module))
         XCTAssertEqual(first.count, 2, "a first sync is followed at once by an incremental one (§14.3)")
@@ -93,7 +93,7 @@ final class SyncTests: XCTestCase {
         let modules = try await server.admin.seedBenchmark(instances: 50, modules: 1)
         let module = modules[0]
         let cache = try temporaryCache()
-        let sync = engine(cache)
+        let sync = try engine(cache)
         _ = try await sync.sync(SyncQuery(moduleId: module))
         // A local row the server does not have: only a full re-sync (which drops the module) removes it.
         try cache.write { db in
@@ -116,7 +116,7 @@ final class SyncTests: XCTestCase {
         let modules = try await server.admin.seedBenchmark(instances: 6_000, modules: 3)
         let cache = try temporaryCache()
         let recorder = ProgressRecorder()
-        let outcomes = await engine(cache).sync(modules.map { SyncQuery(moduleId: $0) }) { recorder.record($0) }
+        let outcomes = try await engine(cache).sync(modules.map { SyncQuery(moduleId: $0) }) { recorder.record($0) }
         XCTAssertEqual(outcomes.count, 3)
         for module in modules {
             let entries = try XCTUnwrap(outcomes[module]).get()
@@ -134,7 +134,7 @@ final class SyncTests: XCTestCase {
         let modules = try await server.admin.seedBenchmark(instances: 6_000, modules: 1)
         let module = modules[0]
         let cache = try temporaryCache()
-        let sync = engine(cache)
+        let sync = try engine(cache)
         let started = expectation(description: "first items received")
         let once = OnceFlag()
         // The progress callback holds the sync at its first report until the test has cancelled,
@@ -182,7 +182,7 @@ final class SyncTests: XCTestCase {
         _ = try await server.call("POST", "api/generalcontent/instance/batch", ["updated": .array(edited)])
         let proxy = try CuttingProxy(target: server.server.port, cutAfterBytes: 2_000_000)
         defer { proxy.stop() }
-        let cut = SyncEngine(cache: cache, baseURL: proxy.url, authorization: server.authorizer)
+        let cut = SyncEngine(cache: cache, core: try server.core(baseURL: proxy.url))
         do {
             _ = try await cut.sync(SyncQuery(moduleId: module))
             XCTFail("a cut answer must fail")

@@ -110,7 +110,9 @@ extension AuthManager {
         let keys = filterReferences.map { $0.isEmpty ? [""] : $0 } ?? []
         let query = keys.map { URLQueryItem(name: "filterReferences[]", value: $0) }
         let call = APIRequest(.get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus)
-        return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-" + keys.joined(separator: ",")).json())
+        // Kept per user: after a change of user, offline, the previous user's pocket must not show.
+        let owner = currentUser.map { $0.userProfile.id ?? $0.userProfile.email } ?? "-"
+        return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-\(owner)-" + keys.joined(separator: ",")).json())
     }
 
     /// Saves the pocket (§8.2) and returns the server's resulting pocket. Data over the

@@ -18,6 +18,13 @@ extension HaloCache {
             return cache
         }
     }
+
+    /// Closes the shared cache of the server at `baseURL`, if open (e.g. when the app leaves a
+    /// workspace); the next `shared(for:in:)` opens the file again.
+    public static func closeShared(for baseURL: URL, in directory: URL = XDGDirectories.cache) throws {
+        let file = CacheLocation.file(for: baseURL, in: directory)
+        try openCaches.withLock { caches in try caches.removeValue(forKey: file.path)?.close() }
+    }
 }
 
 extension CoreManager {
@@ -29,15 +36,6 @@ extension CoreManager {
         do { return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory) } catch let error as HaloError { throw error } catch {
             throw .cache(message: "\(error)")
         }
-    }
-
-    /// The `Authorization` value for the offline engines (streamed sync, outbox): the held token
-    /// of the current authentication mode, or a new one.
-    func offlineAuthorization() async throws(HaloError) -> String {
-        let mode = authenticationMode
-        if let token = await tokens.token(for: mode) { return token.authorizationHeader }
-        let token = try await tokens.renew(for: mode, rejected: nil) { [self] held in try await fetchToken(for: mode, held: held) }
-        return token.authorizationHeader
     }
 
     /// Sends `call` under its offline policy (else `defaultOfflinePolicy`), keeping its answer
@@ -64,22 +62,21 @@ extension CoreManager {
 }
 
 extension ContentManager {
-    private func offlineParts() throws(HaloError) -> (core: CoreManager, cache: HaloCache, baseURL: URL) {
+    private func offlineParts() throws(HaloError) -> (core: CoreManager, cache: HaloCache) {
         let core = try core()
-        guard let baseURL = core.environment.baseURL else { throw .configuration(message: "No base URL") }
-        return (core, try core.offlineCache(), baseURL)
+        return (core, try core.offlineCache())
     }
 
     /// The sync engine of the current server (streams answers into the offline cache).
     public func syncEngine() throws(HaloError) -> SyncEngine {
-        let (core, cache, baseURL) = try offlineParts()
-        return SyncEngine(cache: cache, baseURL: baseURL) { try await core.offlineAuthorization() }
+        let (core, cache) = try offlineParts()
+        return SyncEngine(cache: cache, core: core)
     }
 
     /// The outbox of the current server (edits kept until they can be sent).
     public func outbox() throws(HaloError) -> Outbox {
-        let (core, cache, baseURL) = try offlineParts()
-        return Outbox(cache: cache, baseURL: baseURL) { try await core.offlineAuthorization() }
+        let (core, cache) = try offlineParts()
+        return Outbox(cache: cache, core: core)
     }
 
     /// Syncs a module into the offline cache (first sync + delta, locale change = full re-sync,

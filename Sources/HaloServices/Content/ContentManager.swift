@@ -70,8 +70,22 @@ public final class ContentManager: Sendable {
 
     // MARK: Edition
 
-    /// Creates (no id: `POST instance`) or updates (`PUT instance/{id}`) an instance (§12).
+    /// Creates (no id: `POST instance`) or updates (`PUT instance/{id}`) an instance (§12) and
+    /// returns the server's copy — or, when the server cannot be reached, keeps the edit in the
+    /// outbox and returns the local copy (`saveOrQueue` tells which happened).
     public func save(_ instance: ContentInstance) async throws(HaloError) -> ContentInstance {
+        try await saveOrQueue(instance).instance
+    }
+
+    /// Deletes an instance (soft delete, §12) and returns the server's copy — or, when the server
+    /// cannot be reached, keeps the deletion in the outbox and returns the local copy marked
+    /// deleted (`deleteOrQueue` tells which happened).
+    public func delete(instanceId: String) async throws(HaloError) -> ContentInstance {
+        try await deleteOrQueue(instanceId: instanceId).instance
+    }
+
+    /// The save request itself (no outbox).
+    func sendSave(_ instance: ContentInstance) async throws(HaloError) -> ContentInstance {
         let call: APIRequest = if let id = instance.id {
             APIRequest(.put, "api/generalcontent/instance/\(APIRequest.formEncode(id))", body: .json(instance.wireJSON))
         } else {
@@ -80,8 +94,8 @@ public final class ContentManager: Sendable {
         return try Self.decode(ContentInstance.self, try await core().perform(call))
     }
 
-    /// Deletes an instance (soft delete, §12) and returns the server's copy.
-    public func delete(instanceId: String) async throws(HaloError) -> ContentInstance {
+    /// The delete request itself (no outbox).
+    func sendDelete(instanceId: String) async throws(HaloError) -> ContentInstance {
         try Self.decode(ContentInstance.self, try await core().perform(
             APIRequest(.delete, "api/generalcontent/instance/\(APIRequest.formEncode(instanceId))")))
     }

@@ -6,11 +6,23 @@ extension CoreManager {
     /// renewal runs), retries network errors and 5xx with exponential backoff, and tells network
     /// add-ons. Returns the 2xx response; any other status becomes `HaloError.server`.
     public func perform(_ call: APIRequest) async throws(HaloError) -> HTTPResponse {
+        try await perform(call, sink: nil)
+    }
+
+    /// Sends an API call whose 2xx body is handed to `sink` block by block as it arrives (a sync
+    /// answer may be far larger than memory should hold); the returned response has an empty body.
+    /// Same environment, TLS policy and §3.4 token renewal on 401 as `perform(_:)` — a refused
+    /// answer never reaches the sink — but never retried: part of the body may have been consumed.
+    public func perform(_ call: APIRequest, streamingTo sink: any HTTPBodySink) async throws(HaloError) -> HTTPResponse {
+        try await perform(call, sink: sink)
+    }
+
+    private func perform(_ call: APIRequest, sink: (any HTTPBodySink)?) async throws(HaloError) -> HTTPResponse {
         guard let baseURL = environment.baseURL else {
             throw .configuration(message: "The environment \(environment) has no valid base URL")
         }
         let mode = call.authenticationMode ?? authenticationMode
-        let retries = call.numberOfRetries ?? numberOfRetries
+        let retries = sink == nil ? call.numberOfRetries ?? numberOfRetries : 0
         let baseDelay = retryBaseDelay
         let options = try transferOptions(for: call)
         var attempt = 0
@@ -22,7 +34,7 @@ extension CoreManager {
             if let token { request.headers["Authorization"] = token.authorizationHeader }
             let response: HTTPResponse
             do {
-                response = try await send(request, options: options)
+                response = try await send(request, options: options, sink: sink)
             } catch {
                 if case .network = error, attempt < retries {
                     attempt += 1
@@ -59,13 +71,18 @@ extension CoreManager {
     }
 
     /// One transfer, bracketed by the network add-ons' hooks.
-    private func send(_ request: HTTPRequest, options: TransferOptions) async throws(HaloError) -> HTTPResponse {
+    private func send(_ request: HTTPRequest, options: TransferOptions, sink: (any HTTPBodySink)? = nil) async throws(HaloError) -> HTTPResponse {
         let networkAddons = getAddons(type: (any NetworkAddon).self)
         networkAddons.forEach { $0.willPerformRequest(request: request) }
         log.info("→ \(request)")
         let start = Date()
         do {
-            let response = try await transport.perform(request, options: options)
+            let response: HTTPResponse
+            if let sink {
+                response = try await transport.perform(request, options: options, streamingTo: sink)
+            } else {
+                response = try await transport.perform(request, options: options)
+            }
             let elapsed = Date().timeIntervalSince(start)
             networkAddons.forEach { $0.didPerformRequest(request: request, time: elapsed, response: response) }
             log.info("← \(response.statusCode) \(request) (\(Int(elapsed * 1000)) ms)")
@@ -92,13 +109,18 @@ extension CoreManager {
             guard let credentials = appCredentials else {
                 throw .notAuthenticated(message: "No app credentials configured (CLIENT_ID / CLIENT_SECRET)")
             }
-            var form = [("client_id", credentials.username), ("client_secret", credentials.password)]
+            let client = [("client_id", credentials.username), ("client_secret", credentials.password)]
             if let refresh = held?.refreshToken {
-                form = [("grant_type", "refresh_token"), ("refresh_token", refresh)] + form
-            } else {
-                form = [("grant_type", "client_credentials")] + form
+                do {
+                    return try await requestToken(marker: "_app", form: [("grant_type", "refresh_token"), ("refresh_token", refresh)] + client, headers: [:])
+                } catch .server(let status, _, _) where (400..<500).contains(status) {
+                    // The refresh token was refused too (the session was revoked). iOS gives up
+                    // here (§3.4); the client credentials are at hand, so start a new session as
+                    // Android always does rather than fail every call until the app restarts.
+                    log.info("Refresh grant refused (HTTP \(status)): requesting a new app token")
+                }
             }
-            return try await requestToken(marker: "_app", form: form, headers: [:])
+            return try await requestToken(marker: "_app", form: [("grant_type", "client_credentials")] + client, headers: [:])
         case .user:
             guard let credentials = userCredentials else {
                 throw .notAuthenticated(message: "No user credentials configured (USERNAME / PASSWORD)")

@@ -8,6 +8,10 @@ import Synchronization
 /// cooperative pool is never held. Easy handles are pooled: libcurl keeps its connection cache
 /// inside the handle, so reusing handles reuses keep-alive connections. Cancelling the calling
 /// task aborts the transfer through the progress callback.
+///
+/// This is the SDK's only HTTP client: buffered calls and streamed ones (`perform(_:options:streamingTo:)`)
+/// share one option setup, so TLS pinning, the http-only-for-loopback rule, timeouts and
+/// cancellation are configured in exactly one place.
 public final class CurlTransport: Sendable {
     /// An easy handle; only ever used by one thread at a time (taken from / returned to the pool).
     fileprivate struct EasyHandle: @unchecked Sendable { let pointer: UnsafeMutableRawPointer }
@@ -26,13 +30,27 @@ public final class CurlTransport: Sendable {
 
     /// Performs `request`. Non-2xx statuses are returned, not thrown: the caller interprets them.
     public func perform(_ request: HTTPRequest, options: TransferOptions) async throws(HaloError) -> HTTPResponse {
+        try await transfer(request, options: options, sink: nil)
+    }
+
+    /// Performs `request`, handing the body of a 2xx answer to `sink` block by block as it
+    /// arrives (on the transfer's thread) instead of keeping it: the returned response then has an
+    /// empty body. The body of any other status is kept (up to `options.maximumResponseBytes`)
+    /// and returned, for the caller to interpret. The size cap does not apply to a streamed body.
+    public func perform(
+        _ request: HTTPRequest, options: TransferOptions, streamingTo sink: any HTTPBodySink
+    ) async throws(HaloError) -> HTTPResponse {
+        try await transfer(request, options: options, sink: sink)
+    }
+
+    private func transfer(_ request: HTTPRequest, options: TransferOptions, sink: (any HTTPBodySink)?) async throws(HaloError) -> HTTPResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw .configuration(message: "Unsupported URL \(request.url.absoluteString): only https (and http to this machine) are allowed")
         }
         if scheme == "http" && !request.url.isLoopbackHost {
             throw .configuration(message: "Refusing plain http to \(request.url.host ?? "?"): http is only allowed for loopback hosts (127.0.0.1, localhost, ::1); use https")
         }
-        let context = TransferContext(maximumBytes: options.maximumResponseBytes)
+        let context = TransferContext(maximumBytes: options.maximumResponseBytes, sink: sink)
         let job = TransferJob(transport: self, request: request, options: options, context: context)
         let result: Result<HTTPResponse, HaloError> = await withTaskCancellationHandler {
             await BlockingWork.run(name: "halo-curl") { job.run() }
@@ -74,17 +92,55 @@ public final class CurlTransport: Sendable {
     }
 }
 
+/// Receives the body of a 2xx answer as it arrives, so an answer of any size (a sync of a large
+/// module) never sits in memory: the consumer parses and stores each block before libcurl reads
+/// more, making the socket itself the back-pressure. Called on the transfer's own thread.
+public protocol HTTPBodySink: AnyObject, Sendable {
+    /// Called once with the status and (lower-cased) headers of a 2xx answer, before its first block.
+    func receiveHead(status: Int, headers: [String: String]) throws(HaloError)
+    /// One block of the body. Throwing aborts the transfer, which then fails with that error.
+    func receive(_ block: UnsafeRawBufferPointer) throws(HaloError)
+}
+
 /// State shared between one transfer and libcurl's callbacks.
 private final class TransferContext: @unchecked Sendable {
     let maximumBytes: Int
+    /// Where a 2xx body goes when streaming; nil to keep the body.
+    let sink: (any HTTPBodySink)?
     /// Set from the cancelling task; read by the progress callback on the transfer thread.
     let cancelled = Atomic<Bool>(false)
     // Touched only by the transfer thread:
     var body = Data()
     var headerLines: [String] = []
+    /// The status of the current response, from its status line (known before the body arrives).
+    var status = 0
     var exceededLimit = false
+    var headDelivered = false
+    /// What the sink threw: the transfer's outcome.
+    var sinkError: HaloError?
 
-    init(maximumBytes: Int) { self.maximumBytes = maximumBytes }
+    init(maximumBytes: Int, sink: (any HTTPBodySink)?) {
+        self.maximumBytes = maximumBytes
+        self.sink = sink
+    }
+
+    /// The sink, when this body is to be streamed (a 2xx answer of a streamed transfer).
+    var streamingSink: (any HTTPBodySink)? { (200..<300).contains(status) ? sink : nil }
+
+    /// Hands one block to the sink (the head first); false when the sink threw.
+    func stream(_ block: UnsafeRawBufferPointer, to sink: any HTTPBodySink) -> Bool {
+        do throws(HaloError) {
+            if !headDelivered {
+                headDelivered = true
+                try sink.receiveHead(status: status, headers: parsedHeaders())
+            }
+            try sink.receive(block)
+            return true
+        } catch {
+            sinkError = error
+            return false
+        }
+    }
 
     func perform(_ request: HTTPRequest, options: TransferOptions, on curl: UnsafeMutableRawPointer) -> Result<HTTPResponse, HaloError> {
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -105,7 +161,9 @@ private final class TransferContext: @unchecked Sendable {
         _ = halo_curl_setopt_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
         _ = halo_curl_setopt_long(curl, CURLOPT_LOW_SPEED_TIME, requestSeconds)
         _ = halo_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, max(1, Int(options.timeoutIntervalForResource * 1000)))
-        _ = halo_curl_setopt_off_t(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maximumResponseBytes))
+        if sink == nil {  // a streamed body is consumed as it comes: only kept bodies are capped
+            _ = halo_curl_setopt_off_t(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maximumResponseBytes))
+        }
 
         switch options.trust {
         case .systemRoots:
@@ -143,6 +201,9 @@ private final class TransferContext: @unchecked Sendable {
             guard let user, let pointer else { return 0 }
             let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
             let length = size * count
+            if let sink = context.streamingSink {
+                return context.stream(UnsafeRawBufferPointer(start: pointer, count: length), to: sink) ? length : 0
+            }
             if context.body.count + length > context.maximumBytes {
                 context.exceededLimit = true
                 return 0  // aborts the transfer
@@ -156,7 +217,11 @@ private final class TransferContext: @unchecked Sendable {
             let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
             let length = size * count
             let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
-            if line.hasPrefix("HTTP/") { context.headerLines.removeAll() }  // a new response (e.g. after 100)
+            if line.hasPrefix("HTTP/") {  // a new response (e.g. after 100)
+                context.headerLines.removeAll()
+                let parts = line.split(separator: " ")
+                context.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            }
             context.headerLines.append(line)
             return length
         })
@@ -171,11 +236,17 @@ private final class TransferContext: @unchecked Sendable {
 
         if cancelled.load(ordering: .relaxed) { return .failure(.cancelled) }
         let code = curl_easy_perform(curl)
+        if let sinkError { return .failure(sinkError) }
         guard code == CURLE_OK else {
             return .failure(error(for: code, detail: String(cString: errorBuffer), url: request.url))
         }
         var status = 0
         _ = halo_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
+        self.status = status
+        if let sink = streamingSink, !headDelivered {  // a 2xx answer with an empty body
+            headDelivered = true
+            do throws(HaloError) { try sink.receiveHead(status: status, headers: parsedHeaders()) } catch { return .failure(error) }
+        }
         return .success(HTTPResponse(statusCode: status, headers: parsedHeaders(), body: body))
     }
 

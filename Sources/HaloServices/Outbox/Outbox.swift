@@ -11,19 +11,20 @@ import Synchronization
 /// - Ordered: runs of consecutive entries of one kind go in one batch; batches go one after the
 ///   other, so the server sees the edits in queue order.
 /// - Coalesced: editing a create that was not sent yet rewrites that create; deleting it drops it.
+/// - Visible offline: a create not sent yet is also stored in the cache's content tables under
+///   its local id, so offline search and the synced instances include it until it is sent.
 /// - Never silent: an update the server rejects with 409 (its copy changed after the version the
 ///   edit was based on) becomes a conflict holding both versions, listed by `conflicts()`.
 public final class Outbox: Sendable {
     public let cache: HaloCache
-    public let baseURL: URL
-    private let authorization: @Sendable () async throws -> String
+    /// Sends the batches (its environment, TLS policy and token renewal on 401).
+    public let core: CoreManager
     /// One flush at a time, so no edit is sent twice.
     private let flushing = Mutex(false)
 
-    public init(cache: HaloCache, baseURL: URL, authorization: @escaping @Sendable () async throws -> String) {
+    public init(cache: HaloCache, core: CoreManager) {
         self.cache = cache
-        self.baseURL = baseURL
-        self.authorization = authorization
+        self.core = core
     }
 
     static let localIdPrefix = "local-"
@@ -57,7 +58,10 @@ public final class Outbox: Sendable {
     public func enqueueDelete(_ instance: ContentInstance) throws -> OutboxEntry? {
         guard let id = instance.id else { throw HaloError.invalidInput(message: "A deletion needs the instance's id.") }
         if Self.isLocalId(id), let create = try pendingCreate(localId: id) {
-            try cache.write { db in try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [create]) }
+            try cache.write { db in
+                try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [create])
+                try ContentTables.hardDelete(ids: [id], in: db)
+            }
             return nil
         }
         return try insert(.delete, instance)
@@ -75,6 +79,11 @@ public final class Outbox: Sendable {
         try entries().filter { $0.state == .pending }
     }
 
+    /// Whether any entry is still to be sent (cheaper than `pending()`).
+    public func hasPending() throws -> Bool {
+        try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE state = 'pending')") ?? false }
+    }
+
     /// Entries in conflict with the server's copy.
     public func conflicts() throws -> [OutboxEntry] {
         try entries().filter { if case .conflict = $0.state { return true } else { return false } }
@@ -82,7 +91,12 @@ public final class Outbox: Sendable {
 
     /// Removes an entry (e.g. a failed one the user gave up on).
     public func discard(_ entry: OutboxEntry) throws {
-        try cache.write { db in try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id]) }
+        try cache.write { db in
+            try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+            if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
+                try ContentTables.hardDelete(ids: [localId], in: db)
+            }
+        }
     }
 
     /// Settles a conflict: `.keepMine` re-queues my version based on the server's copy (sent by
@@ -169,10 +183,9 @@ public final class Outbox: Sendable {
             case .delete: operations.delete(instanceId: entry.instance.id ?? "")
             }
         }
-        let request = HTTPStreamingRequest.json(
-            "POST", baseURL.appendingPathComponent("api/generalcontent/instance/batch"), operations.wireJSON,
-            authorization: try await authorization())
-        let (_, body) = try await HTTPStreaming.data(request)
+        // Never retried blindly: a batch whose answer was lost may have been applied already.
+        let call = APIRequest(.post, "api/generalcontent/instance/batch", body: .json(operations.wireJSON), numberOfRetries: 0)
+        let body = try await core.perform(call).body
         do {
             return try BatchResult(wire: JSONValue(data: body))
         } catch let error as HaloError {
@@ -202,6 +215,9 @@ public final class Outbox: Sendable {
                         try Self.turnIntoUpdate(entry.id, edited: current.instance, created: created, in: db)
                     } else {
                         try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+                    }
+                    if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
+                        try ContentTables.hardDelete(ids: [localId], in: db)  // the server's copy replaces it
                     }
                     if let instance = outcome.instance {
                         report.sent.append(instance)
@@ -260,12 +276,15 @@ public final class Outbox: Sendable {
     private func insert(_ kind: OutboxEntry.Kind, _ instance: ContentInstance) throws -> OutboxEntry {
         let now = Date()
         let body = instance.fullJSON.jsonString(sortedKeys: false)
+        let stored = kind == .create ? try instance.storedForm() : nil
         let seq = try cache.write { db -> Int64 in
             try db.execute(sql: """
                 INSERT INTO cache_outbox(kind, instanceId, moduleId, body, baseUpdatedAt, queuedAt) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [kind.rawValue, instance.id, instance.moduleId, body,
                                  instance.updatedAt.map(HaloTimestamp.milliseconds(from:)), HaloTimestamp.milliseconds(from: now)])
-            return db.lastInsertedRowID
+            let seq = db.lastInsertedRowID
+            if let stored { try ContentTables.upsert(stored, in: db) }
+            return seq
         }
         return OutboxEntry(id: seq, kind: kind, instance: instance, queuedAt: now, state: .pending)
     }
@@ -277,10 +296,13 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Rewrites a create not sent yet (and its local copy in the content tables).
     private func rewrite(_ seq: Int64, with instance: ContentInstance) throws {
+        let stored = try instance.storedForm()
         try cache.write { db in
             try db.execute(sql: "UPDATE cache_outbox SET body = ? WHERE seq = ?",
                            arguments: [instance.fullJSON.jsonString(sortedKeys: false), seq])
+            try ContentTables.upsert(stored, in: db)
         }
     }
 

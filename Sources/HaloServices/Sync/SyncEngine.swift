@@ -43,19 +43,20 @@ public final class SyncHandle: Sendable {
 /// Runs syncs (§14) of a server into a `HaloCache`, streaming each answer: the bytes are parsed
 /// as they arrive, one instance at a time, and stored in chunked transactions, so a module of
 /// any size syncs in flat memory. Several modules may sync at once (each on its own thread).
+///
+/// The requests go through `core` (`CoreManager.perform(_:streamingTo:)`): its environment, SSL
+/// pinning, http-only-for-loopback rule and token renewal on 401 apply to syncs as to any call.
 public final class SyncEngine: Sendable {
     /// Instances per write transaction: large enough to amortise commits, small enough for flat memory.
     public static let chunkSize = 2_000
 
     public let cache: HaloCache
-    public let baseURL: URL
-    /// Returns the `Authorization` header value to send (e.g. "Bearer …").
-    private let authorization: @Sendable () async throws -> String
+    /// Sends the sync requests to its environment's server.
+    public let core: CoreManager
 
-    public init(cache: HaloCache, baseURL: URL, authorization: @escaping @Sendable () async throws -> String) {
+    public init(cache: HaloCache, core: CoreManager) {
         self.cache = cache
-        self.baseURL = baseURL
-        self.authorization = authorization
+        self.core = core
     }
 
     /// Syncs one module and returns the log entries it appended. A first sync (none stored, or
@@ -117,33 +118,31 @@ public final class SyncEngine: Sendable {
         let windowed = query.fromSync(from.map { HaloTimestamp.date(fromMilliseconds: Double($0)) })
         var headers: [String: String] = [:]
         if let seconds = windowed.serverCacheSeconds { headers["to-cache"] = String(seconds) }
-        let http = HTTPStreamingRequest.json(
-            "POST", baseURL.appendingPathComponent("api/generalcontent/instance/sync"), windowed.wireJSON,
-            authorization: try await authorization(), extraHeaders: headers)
-        let cache = self.cache
+        let call = APIRequest(.post, "api/generalcontent/instance/sync", body: .json(windowed.wireJSON), headers: headers)
         let key = query.moduleKey
-        return try await HTTPStreaming.run(cancelFlag: flag) { isCancelled in
-            let report = { @Sendable in
-                progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: counter.total, request: number))
-            }
-            let writer = SyncChunkWriter(cache: cache, key: key) { applied in
-                counter.add(applied)
-                report()
-            }
-            // Whatever happens, no chunk is written after this request has returned.
-            defer { try? writer.close() }
-            var applier = SyncApplier(cache: cache, key: key, writer: writer)
-            _ = try HTTPStreaming.perform(http, isCancelled: isCancelled) { response in
-                counter.total = response.headers[SyncEngine.totalHeader].flatMap { Int($0) }
-                report()
-            } onData: { bytes in
-                try applier.feed(bytes)
-            }
-            let entry = try applier.finish(query: query)
-            counter.add(applier.pendingCount)
-            report()
-            return entry
+        let report: @Sendable () -> Void = {
+            progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: counter.total, request: number))
         }
+        let writer = SyncChunkWriter(cache: cache, key: key) { applied in
+            counter.add(applied)
+            report()
+        }
+        let sink = SyncSink(applier: SyncApplier(cache: cache, key: key, writer: writer), flag: flag, counter: counter, report: report)
+        do {
+            _ = try await core.perform(call, streamingTo: sink)
+        } catch {
+            try? writer.close()  // no chunk is written after this request has returned
+            throw error
+        }
+        // The last chunk and the sync point are a blocking SQLite write: not on the cooperative pool.
+        return try await BlockingWork.run(name: "halo-sync-finish") { () -> Result<SyncLogEntry, any Error> in
+            defer { try? writer.close() }
+            return Result {
+                let entry = try sink.finish(query: query)
+                report()
+                return entry
+            }
+        }.get()
     }
 
     /// The response header in which a HaloServer announces how many items a sync answer holds.
@@ -157,6 +156,47 @@ public final class SyncEngine: Sendable {
         case let error as DecodingError: return .invalidResponse(status: 200, message: "A synced instance could not be read: \(error)")
         default: return .cache(message: "\(error)")
         }
+    }
+}
+
+/// A thread-safe "cancelled" bit shared between a task's cancellation handler and the transfer thread.
+final class CancellationFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    func isSet() -> Bool { lock.withLock { value } }
+}
+
+/// Streams one sync answer into the cache. Used by the transfer thread only, then (after the
+/// transfer) by the thread that commits the rest.
+private final class SyncSink: HTTPBodySink, @unchecked Sendable {
+    private var applier: SyncApplier
+    private let flag: CancellationFlag
+    private let counter: ProgressCounter
+    private let report: @Sendable () -> Void
+
+    init(applier: SyncApplier, flag: CancellationFlag, counter: ProgressCounter, report: @escaping @Sendable () -> Void) {
+        self.applier = applier
+        self.flag = flag
+        self.counter = counter
+        self.report = report
+    }
+
+    func receiveHead(status: Int, headers: [String: String]) throws(HaloError) {
+        counter.total = headers[SyncEngine.totalHeader].flatMap { Int($0) }
+        report()
+    }
+
+    func receive(_ block: UnsafeRawBufferPointer) throws(HaloError) {
+        if flag.isSet() { throw .cancelled }
+        do { try applier.feed(block) } catch { throw SyncEngine.haloError(error) }
+    }
+
+    /// Checks the answer was complete and commits what is left with the new sync point.
+    func finish(query: SyncQuery) throws -> SyncLogEntry {
+        let entry = try applier.finish(query: query, isCancelled: flag.isSet)
+        counter.add(applier.pendingCount)
+        return entry
     }
 }
 
@@ -225,7 +265,8 @@ private struct SyncApplier {
     }
 
     /// Checks the answer was complete, then commits the rest with the new sync point and log entry.
-    mutating func finish(query: SyncQuery) throws -> SyncLogEntry {
+    /// A sync cancelled by then stops short of the commit (the earlier chunks stay, as after a cut).
+    mutating func finish(query: SyncQuery, isCancelled: () -> Bool) throws -> SyncLogEntry {
         try writer.close()
         try parser.finish()
         guard let timestamp else {
@@ -235,6 +276,7 @@ private struct SyncApplier {
             moduleId: query.moduleId, moduleName: query.moduleName,
             syncDate: HaloTimestamp.date(fromMilliseconds: Double(timestamp)), locale: query.locale,
             creations: counts.created, updates: counts.updated, deletions: counts.deleted)
+        if isCancelled() { throw HaloError.cancelled }
         try cache.finishSync(key: key, locale: query.locale.rawValue, entry: entry, upserts: upserts, deletions: deletions)
         return entry
     }
