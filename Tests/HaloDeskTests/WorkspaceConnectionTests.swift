@@ -1,4 +1,5 @@
 import Foundation
+import HaloServer
 import XCTest
 
 @testable import HaloDesk
@@ -19,6 +20,45 @@ final class WorkspaceConnectionTests: XCTestCase {
             XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Offline") }, view.statusLabel.text)
             XCTAssertFalse(view.connection.isOnline)
             XCTAssertTrue(harness.toasts.contains { $0.hasPrefix("Could not load the modules: ") }, "\(harness.toasts)")
+        }
+    }
+
+    /// An edit made while the server is down waits in the outbox (the status says so) and reaches
+    /// the server once it answers again.
+    func testEditWhileOfflineIsSentWhenTheServerIsBack() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Products")
+            view.table.columnView.select([0])
+            let opened = try XCTUnwrap(view.pager.instance(at: 0))
+            XCTAssertTrue(harness.pump { view.editor.instance?.id == opened.id })
+
+            let server = harness.server
+            let port = server.port
+            try WorkspaceHarness.wait { await server.stop() }
+            view.editor.nameEntry.text = "Renamed while offline"
+            let before = view.completedOperations
+            view.saveButton.emit("clicked")
+            harness.waitForOperation(after: before)
+            XCTAssertEqual(harness.toasts.last,
+                           "“Renamed while offline” is saved on this computer and will be sent when the server is reachable.")
+            XCTAssertTrue(view.statusLabel.text.hasPrefix("Offline"), view.statusLabel.text)
+            XCTAssertTrue(view.statusLabel.text.contains("1 pending edit"), view.statusLabel.text)
+
+            // The server comes back on the same address and data; the next request sends the edit.
+            let directory = harness.directory.appendingPathComponent("server")
+            let restarted = try WorkspaceHarness.wait {
+                try await HaloServerInstance.start(HaloServerConfiguration(port: port, dataDirectory: directory, logRequests: false))
+            }
+            defer { _ = try? WorkspaceHarness.wait { await restarted.stop() } }
+            view.refresh()
+            XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Online") && !view.statusLabel.text.contains("pending") },
+                          view.statusLabel.text)
+            XCTAssertTrue(harness.pump { harness.toasts.contains("1 pending edit sent.") }, "\(harness.toasts)")
+            let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.id == opened.id })
+            XCTAssertEqual(onServer.name, "Renamed while offline")
         }
     }
 }

@@ -20,6 +20,7 @@ final class WorkspaceView {
     let editor = InstanceEditor()
     let bulk = BulkPanel()
     let connection = ConnectionState()
+    private var sendingPendingEdits = false
     let searchEntry = Editable.searchEntry(accessibleLabel: "Filter instances by name", placeholder: "Filter by name")
     let newButton = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("list-add-symbolic")))
     let saveButton = Button(label: "Save")
@@ -170,6 +171,10 @@ final class WorkspaceView {
         }
         pager.onError = { [weak self] message in guard let self else { return }; self.toast(message) }
         connection.onChange = { [weak self] in guard let self else { return }; self.updateStatus() }
+        let content = session.core.content
+        connection.countPendingEdits = { (try? content.outbox().pending().count) ?? 0 }
+        connection.onPendingEditsSendable = { [weak self] in self?.sendPendingEdits() }
+        connection.refreshPendingEdits()
         table.columnView.onSelectionChanged { [weak self] in guard let self else { return }; self.selectionChanged() }
         table.columnView.onActivate { [weak self] _ in
             guard let self else { return }
@@ -410,9 +415,14 @@ final class WorkspaceView {
         Task { @MainActor in
             defer { self.completedOperations += 1 }
             do throws(HaloError) {
-                let saved = try await content.save(edited)
-                self.connection.record(success: true)
-                self.toast(isNew ? "Created “\(saved.name)”." : "Saved “\(saved.name)”.")
+                let outcome = try await content.saveOrQueue(edited)
+                let saved = outcome.instance
+                self.connection.record(outcome: outcome)
+                if outcome.isPending {
+                    self.toast("“\(saved.name)” is saved on this computer and will be sent when the server is reachable.")
+                } else {
+                    self.toast(isNew ? "Created “\(saved.name)”." : "Saved “\(saved.name)”.")
+                }
                 if isNew {
                     self.pager.refetch()
                 } else if let row = self.pager.replace(saved) {
@@ -445,9 +455,10 @@ final class WorkspaceView {
             Task { @MainActor in
                 defer { self.completedOperations += 1 }
                 do throws(HaloError) {
-                    _ = try await content.delete(instanceId: id)
-                    self.connection.record(success: true)
-                    self.toast("Deleted “\(instance.name)”.")
+                    let outcome = try await content.deleteOrQueue(instanceId: id)
+                    self.connection.record(outcome: outcome)
+                    self.toast(outcome.isPending ? "“\(instance.name)” will be deleted when the server is reachable."
+                                                 : "Deleted “\(instance.name)”.")
                     self.showDetail(nil)
                     self.pager.refetch()
                 } catch {
@@ -500,6 +511,32 @@ final class WorkspaceView {
                 self.connection.record(error: error)
                 self.bulk.showReport("Nothing was changed: \(error.description)")
                 self.toast("The bulk change failed: \(error.description)")
+            }
+        }
+    }
+
+    /// Sends the outbox (edits made while the server was unreachable), once at a time.
+    private func sendPendingEdits() {
+        guard !sendingPendingEdits else { return }
+        sendingPendingEdits = true
+        let content = session.core.content
+        Task { @MainActor in
+            defer { self.sendingPendingEdits = false }
+            do {
+                let report = try await content.outbox().flush()
+                if let networkError = report.networkError {
+                    self.connection.record(error: networkError)
+                    return
+                }
+                self.connection.refreshPendingEdits()
+                self.updateStatus()
+                var parts = ["\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent"]
+                if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept)") }
+                if !report.failed.isEmpty { parts.append("\(report.failed.count) refused by the server") }
+                self.toast(parts.joined(separator: ", ") + ".")
+                self.pager.refetch()
+            } catch {
+                self.connection.record(error: (error as? HaloError) ?? .cache(message: "\(error)"))
             }
         }
     }

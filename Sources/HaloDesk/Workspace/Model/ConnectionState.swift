@@ -2,7 +2,8 @@ import HaloServices
 
 /// Online/offline as the last request saw it, plus pending (not yet sent) edits.
 ///
-/// Pending edits stay 0 until the SDK queues offline edits; the status area already shows them.
+/// Pending edits are read from the SDK's outbox after every request; when a request succeeds
+/// while edits wait, `onPendingEditsSendable` lets the workspace flush them.
 @MainActor
 final class ConnectionState {
     private(set) var isOnline = true
@@ -10,12 +11,33 @@ final class ConnectionState {
     private(set) var pendingEdits = 0
     /// Called whenever the state changes (the status area re-renders).
     var onChange: (@MainActor () -> Void)?
+    /// Counts the edits waiting in the outbox (set by the workspace; 0 when unset).
+    var countPendingEdits: (@MainActor () -> Int)?
+    /// The server answered while edits wait: time to send them.
+    var onPendingEditsSendable: (@MainActor () -> Void)?
 
     func record(success: Bool) {
         guard success else { return }
         isOnline = true
         lastError = nil
+        refreshPendingEdits()
         onChange?()
+        if pendingEdits > 0 { onPendingEditsSendable?() }
+    }
+
+    /// An edit either reached the server or waits in the outbox because it could not.
+    func record(outcome: EditOutcome) {
+        if outcome.isPending {
+            isOnline = false
+            refreshPendingEdits()
+            onChange?()
+        } else {
+            record(success: true)
+        }
+    }
+
+    func refreshPendingEdits() {
+        pendingEdits = countPendingEdits?() ?? 0
     }
 
     /// A network failure means offline; a server answer (even an error) means the server is reachable.
@@ -26,6 +48,7 @@ final class ConnectionState {
         } else {
             isOnline = true
         }
+        refreshPendingEdits()
         onChange?()
     }
 
