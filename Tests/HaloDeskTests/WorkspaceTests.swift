@@ -24,6 +24,11 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(view.statusLabel.text.contains("Online"), view.statusLabel.text)
             XCTAssertTrue(view.statusLabel.text.contains("150 instances"), view.statusLabel.text)
 
+            // Modules come with their field definitions, so inputs follow the declared types.
+            let products = try XCTUnwrap(view.sidebar.modules.first { $0.name == "Products" })
+            let declared = try XCTUnwrap(products.fields, "getModules(withFields: true) should describe the fields")
+            XCTAssertEqual(declared.first { $0.name == "price" }?.fieldType?.name, "Number")
+
             // Header click on "Name" sorts on the server: the first row is the alphabetically first.
             view.table.columnView.sort(byKey: "name", ascending: true)
             XCTAssertTrue(harness.pump { view.pager.sort == .init(field: .name, order: .ascending) && view.pager.instance(at: 0) != nil })

@@ -222,7 +222,7 @@ final class WorkspaceView {
         let content = session.core.content
         Task { @MainActor in
             do throws(HaloError) {
-                let modules = try await content.getModules().modules.sorted { ($0.name ?? "") < ($1.name ?? "") }
+                let modules = try await content.getModules(withFields: true).modules.sorted { ($0.name ?? "") < ($1.name ?? "") }
                 self.connection.record(success: true)
                 for module in modules where module.fields?.isEmpty == false {
                     if let id = module.id { self.knownFields[id] = self.fields(declaredBy: module) }

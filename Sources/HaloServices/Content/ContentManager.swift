@@ -19,8 +19,12 @@ public final class ContentManager: Sendable {
 
     /// The modules of the app (`GET api/generalcontent/module?skip=true`, §9.1). Either response
     /// shape is accepted; a plain list gets single-page pagination info.
-    public func getModules(offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedModules {
-        let response = try await core().perform(APIRequest(.get, "api/generalcontent/module", query: [URLQueryItem(name: "skip", value: "true")],
+    /// With `withFields`, each module carries its field definitions and their types (§9.3), which
+    /// editors use to pick an input and validate values.
+    public func getModules(withFields: Bool = false, offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedModules {
+        var query = [URLQueryItem(name: "skip", value: "true")]
+        if withFields { query.append(URLQueryItem(name: "withFields", value: "true")) }
+        let response = try await core().perform(APIRequest(.get, "api/generalcontent/module", query: query,
                                                            headers: ["to-cache": "0"], offlinePolicy: offlinePolicy),
                                                 cacheKey: HaloCache.modulesKey)
         return try Self.decode(PaginatedModules.self, response)

@@ -3,9 +3,8 @@ import HaloServices
 
 /// How the workspace shows and edits one instance value.
 ///
-/// The kind comes from the module's field type when the server described the fields; the SDK's
-/// `getModules()` does not ask for them (no `withFields`), so otherwise it is inferred from the
-/// value itself (see `inferred(from:)`).
+/// The kind comes from the module's field type (the workspace asks for modules `withFields`);
+/// for a field the module does not describe, it is inferred from the value (`inferred(from:)`).
 enum FieldKind: Equatable, Sendable {
     case text, longText, number, boolean, date, link, image, relation, relations, list, object, localized
 
