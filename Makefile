@@ -17,11 +17,11 @@ setup:
 build: setup
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
 
-## release: optimized build of the three executables
+## release: optimized build of the three executables (Swift runtime linked statically)
 release: setup
-	swift build -c release --product halo-desk $(SWIFT_BUILD_FLAGS)
-	swift build -c release --product halo-server $(SWIFT_BUILD_FLAGS)
-	swift build -c release --product halo $(SWIFT_BUILD_FLAGS)
+	bash scripts/swift-release.sh --product halo-desk $(SWIFT_BUILD_FLAGS)
+	bash scripts/swift-release.sh --product halo-server $(SWIFT_BUILD_FLAGS)
+	bash scripts/swift-release.sh --product halo $(SWIFT_BUILD_FLAGS)
 
 ## run: build and start HaloDesk on its embedded default (the local workspace)
 run: setup
@@ -42,9 +42,9 @@ bench: setup
 
 ## install: binaries, desktop file, metainfo, icon and Resources under $(PREFIX)
 install: release
-	install -Dm755 .build/release/halo-desk $(DESTDIR)$(PREFIX)/bin/halo-desk
-	install -Dm755 .build/release/halo-server $(DESTDIR)$(PREFIX)/bin/halo-server
-	install -Dm755 .build/release/halo $(DESTDIR)$(PREFIX)/bin/halo
+	install -Dm755 -s .build-release/release/halo-desk $(DESTDIR)$(PREFIX)/bin/halo-desk
+	install -Dm755 -s .build-release/release/halo-server $(DESTDIR)$(PREFIX)/bin/halo-server
+	install -Dm755 -s .build-release/release/halo $(DESTDIR)$(PREFIX)/bin/halo
 	install -Dm644 data/halo-desk.desktop $(DESTDIR)$(PREFIX)/share/applications/$(APP_ID).desktop
 	install -Dm644 data/$(APP_ID).metainfo.xml $(DESTDIR)$(PREFIX)/share/metainfo/$(APP_ID).metainfo.xml
 	install -Dm644 data/icons/hicolor/scalable/apps/$(APP_ID).svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/$(APP_ID).svg
@@ -58,4 +58,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/halo-desk
 
 clean:
-	rm -rf .build test-artifacts bench-artifacts
+	rm -rf .build .build-release test-artifacts bench-artifacts

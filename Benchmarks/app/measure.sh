@@ -6,7 +6,7 @@ export GSK_RENDERER=cairo GTK_A11Y=none GDK_BACKEND=x11
 home=$(mktemp -d)
 export XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data XDG_CACHE_HOME=$home/cache
 hello="$out/gtk-hello"
-desk=".build/release/halo-desk --non-unique --quit-after-first-frame"
+desk=".build-release/release/halo-desk --non-unique --quit-after-first-frame"
 
 # One untimed start creates first-run state (e.g. the local workspace), so every timed run is a
 # warm-disk "cold start" of the process, the same for both programs.

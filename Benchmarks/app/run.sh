@@ -8,5 +8,5 @@ mkdir -p "$out"
 
 gcc -O2 Benchmarks/app/gtk-hello.c -o "$out/gtk-hello" $(pkg-config --cflags --libs gtk4)
 gcc -O2 Benchmarks/app/adw-hello.c -o "$out/adw-hello" $(pkg-config --cflags --libs libadwaita-1)
-swift build -c release --product halo-desk 2>&1 | { grep -E "error:|complete" || true; } | tail -1
+bash scripts/swift-release.sh --product halo-desk 2>&1 | { grep -E "error:|complete" || true; } | tail -1
 bash scripts/gui-session.sh bash Benchmarks/app/measure.sh "$out"

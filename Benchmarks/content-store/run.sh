@@ -4,5 +4,5 @@
 # full scan in the sqlite3 CLI on the same data, measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-swift build -c release --product bench-content-store 2>&1 | { grep -E "error:|complete" || true; } | tail -1
-"$(swift build -c release --show-bin-path)/bench-content-store" "$@"
+bash scripts/swift-release.sh --product bench-content-store 2>&1 | { grep -E "error:|complete" || true; } | tail -1
+"$(bash scripts/swift-release.sh --show-bin-path)/bench-content-store" "$@"

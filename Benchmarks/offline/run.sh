@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 INSTANCES=${INSTANCES:-100000}
-swift build -c release --product halo-server 2>&1 | grep -E "error|warning: .*\.swift" || true
-swift build -c release --product bench-offline 2>&1 | grep -E "error|warning: .*\.swift" || true
-BIN=$(swift build -c release --show-bin-path)
+bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error|warning: .*\.swift" || true; }
+bash scripts/swift-release.sh --product bench-offline 2>&1 | { grep -E "error|warning: .*\.swift" || true; }
+BIN=$(bash scripts/swift-release.sh --show-bin-path)
 WORK=$(mktemp -d /tmp/halo-offline-bench.XXXXXX)
 SERVER_PID=""
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }

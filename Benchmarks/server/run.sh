@@ -14,8 +14,8 @@ CONNECTIONS=${CONNECTIONS:-32}
 BIG_SYNC=${BIG_SYNC:-100000}
 
 echo "== building release halo-server"
-swift build -c release --product halo-server 2>&1 | { grep -E "error:|complete" || true; } | tail -2
-BIN="$(swift build -c release --show-bin-path)/halo-server"
+bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error:|complete" || true; } | tail -2
+BIN="$(bash scripts/swift-release.sh --show-bin-path)/halo-server"
 
 WORK=$(mktemp -d /tmp/halo-server-bench.XXXXXX)
 SERVER_PID=""
