@@ -54,7 +54,8 @@ final class ContentWriter {
         selectField = try db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ? AND module = ?")
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
         selectStoredContent = try db.cachedStatement(sql: """
-            SELECT i.module, b.values_json, b.tags_json FROM content_instance i JOIN content_body b ON b.pk = i.pk WHERE i.id = ?
+            SELECT i.id, i.module, b.values_json, b.tags_json FROM content_instance i JOIN content_body b ON b.pk = i.pk
+            WHERE i.id IN (SELECT value FROM json_each(?))
             """)
     }
 
@@ -127,22 +128,24 @@ final class ContentWriter {
     private func keptContent(_ batch: ArraySlice<WireInstance>, _ encoded: [EncodedContent]) throws
         -> (values: Set<String>, tags: Set<String>)
     {
+        // One statement for the whole batch: a first sync (nothing stored) pays one index probe
+        // per instance inside SQLite and no per-row round trip.
+        var stored: [String: (module: String, values: String, tags: String)] = [:]
+        let ids = ContentReader.jsonArray(batch.map(\.id))
+        let rows = try Row.fetchCursor(selectStoredContent, arguments: [ids])
+        while let row = try rows.next() {
+            stored[row[0] as String] = (module: row[1], values: row[2], tags: row[3])
+        }
         var sameValues: [String: Bool] = [:]
         var sameTags: [String: Bool] = [:]
-        var stored: [String: Row?] = [:]
         for (instance, content) in zip(batch, encoded) {
-            let row: Row?
-            if let known = stored[instance.id] { row = known } else {
-                row = try Row.fetchOne(selectStoredContent, arguments: [instance.id])
-                stored[instance.id] = row
-            }
-            guard let row, row[0] as String == instance.module else {
+            guard let row = stored[instance.id], row.module == instance.module else {
                 sameValues[instance.id] = false
                 sameTags[instance.id] = false
                 continue
             }
-            sameValues[instance.id] = (sameValues[instance.id] ?? true) && row[1] as String == content.values
-            sameTags[instance.id] = (sameTags[instance.id] ?? true) && row[2] as String == content.tags
+            sameValues[instance.id] = (sameValues[instance.id] ?? true) && row.values == content.values
+            sameTags[instance.id] = (sameTags[instance.id] ?? true) && row.tags == content.tags
         }
         return (Set(sameValues.filter(\.value).keys), Set(sameTags.filter(\.value).keys))
     }
