@@ -32,6 +32,15 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 /// VmRSS / VmHWM of this process in MB (Linux /proc).
+/// User + system CPU seconds of this process so far (the machine is shared: wall time alone
+/// says little about our own cost).
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 func memoryMB(_ key: String) -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
@@ -82,6 +91,7 @@ func run() async throws {
         let showProgress = arguments.flags.contains("progress")
         let baseline = memoryMB("VmRSS")
         let start = Date()
+        let cpuStart = cpuSeconds()
         let entries = try await engine.sync(SyncQuery(moduleId: try arguments.required("module"))) { progress in
             if showProgress {
                 // Unbuffered: the kill -9 test reads these lines while the sync runs.
@@ -89,9 +99,10 @@ func run() async throws {
             }
         }
         let seconds = Date().timeIntervalSince(start)
+        let cpu = cpuSeconds() - cpuStart
         let items = entries.reduce(0) { $0 + $1.creations + $1.updates + $1.deletions }
-        print(String(format: "sync_seconds=%.3f items=%d requests=%d peak_rss_growth_mb=%.1f peak_rss_mb=%.1f",
-                     seconds, items, entries.count, memoryMB("VmHWM") - baseline, memoryMB("VmHWM")))
+        print(String(format: "sync_seconds=%.3f cpu_seconds=%.3f items=%d requests=%d peak_rss_growth_mb=%.1f peak_rss_mb=%.1f",
+                     seconds, cpu, items, entries.count, memoryMB("VmHWM") - baseline, memoryMB("VmHWM")))
     case "edit":
         let core = try core(arguments)
         let count = Int(try arguments.required("count")) ?? 1000

@@ -23,6 +23,35 @@ final class ContentTablesTests: XCTestCase {
         }
     }
 
+    /// A metadata-only update (the usual incremental sync) keeps the value, tag and trigram rows
+    /// as they are; any change of values, tags or module still rewrites them.
+    func testMetadataOnlyUpdateKeepsIndexRowsAndSearchStaysExact() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            let tags = [WireTag(name: "a", value: "1")]
+            try ContentTables.upsert(contentsOf: (1...3).map { instance($0, values: ["title": .string("road \($0)"), "n": .number(Double($0))], tags: tags) }, in: db)
+            let renamed = (1...3).map { instance($0, name: "renamed \($0)", values: ["title": .string("road \($0)"), "n": .number(Double($0))], tags: tags, updatedAt: 5_000) }
+            let before = db.totalChangesCount
+            try ContentTables.upsert(contentsOf: renamed, in: db)
+            XCTAssertEqual(db.totalChangesCount - before, 6, "one instance row and one body row each; no value, tag or trigram rows")
+            XCTAssertEqual(try ContentTables.instance(id: hexId(2), in: db), renamed[1])
+            let like = try ContentTables.search(SearchRequest(searchValues: .compare("title", .like, "ROAD")), in: db)
+            XCTAssertEqual(like.total, 3, "the trigram index still holds the kept strings")
+            XCTAssertEqual(try ContentTables.search(SearchRequest(segmentTags: tags), in: db).total, 3)
+
+            // The same id twice in one batch, the second version changing the values: last one wins.
+            try ContentTables.upsert(contentsOf: [renamed[0], instance(1, values: ["title": "lane"], tags: [])], in: db)
+            XCTAssertEqual(try ContentTables.search(SearchRequest(searchValues: .compare("title", .like, "road")), in: db).total, 2)
+            XCTAssertEqual(try ContentTables.search(SearchRequest(searchValues: .compare("title", .like, "lan")), in: db).total, 1)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM content_tag"), 2, "the changed tags are rewritten")
+            // Same values moved to another module: its value rows follow the module's fields.
+            try ContentTables.upsert(instance(2, module: "m2", values: ["title": "road 2", "n": 2], tags: tags), in: db)
+            let inM2 = try ContentTables.search(SearchRequest(moduleIds: ["m2"], searchValues: .compare("n", .equal, 2)), in: db)
+            XCTAssertEqual(inM2.items.map(\.id), [hexId(2)])
+            try db.execute(sql: "INSERT INTO content_trigram(content_trigram) VALUES ('integrity-check')")
+        }
+    }
+
     func testInvalidInstancesAreRejected() throws {
         let db = try makeContentDatabase()
         try db.write { db in

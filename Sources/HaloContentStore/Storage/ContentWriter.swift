@@ -17,6 +17,7 @@ final class ContentWriter {
     /// Fields already marked `multi` by this writer.
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
+    private let selectStoredContent: Statement
     /// Instances are written in batches of this many, each updating the trigram index in two
     /// rowid-ordered passes (see `TrigramIndex`) instead of once per instance. Each pass leaves
     /// an FTS5 segment to merge later: 10,000 indexed 800k strings in half the CPU of 2,000.
@@ -52,6 +53,10 @@ final class ContentWriter {
         insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
         selectField = try db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ? AND module = ?")
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
+        selectStoredContent = try db.cachedStatement(sql: """
+            SELECT i.id, i.module, b.values_json, b.tags_json FROM content_instance i JOIN content_body b ON b.pk = i.pk
+            WHERE i.id IN (SELECT value FROM json_each(?))
+            """)
     }
 
     /// Inserts or replaces the instances (matched by `id`), in order.
@@ -86,18 +91,63 @@ final class ContentWriter {
 
     private func write(valid batch: ArraySlice<WireInstance>) throws {
         guard !batch.isEmpty else { return }
+        let encoded = batch.map(EncodedContent.init)
+        let kept = try keptContent(batch, encoded)
         let pks = try batch.map(upsertMetadata)
-        let distinct = Array(Set(pks)).sorted()
-        try TrigramIndex.remove(instances: distinct, in: db)
+        // Only instances whose values change leave and re-enter the trigram index.
+        let reindexed = Array(Set(zip(batch, pks).filter { !kept.values.contains($0.0.id) }.map(\.1))).sorted()
+        try TrigramIndex.remove(instances: reindexed, in: db)
         do {
-            for (instance, pk) in zip(batch, pks) { try writeContent(instance, pk: pk) }
+            for ((instance, content), pk) in zip(zip(batch, encoded), pks) {
+                try writeContent(instance, content, pk: pk,
+                                 keepValues: kept.values.contains(instance.id), keepTags: kept.tags.contains(instance.id))
+            }
         } catch {
             // Whatever rows the batch's instances hold now (new, half-written or untouched), the
             // index must hold them too.
-            try TrigramIndex.add(instances: distinct, in: db)
+            try TrigramIndex.add(instances: reindexed, in: db)
             throw error
         }
-        try TrigramIndex.add(instances: distinct, in: db)
+        try TrigramIndex.add(instances: reindexed, in: db)
+    }
+
+    /// An instance's `values` and `tags` as the JSON text stored in `content_body`.
+    private struct EncodedContent {
+        let values: String
+        let tags: String
+        init(_ instance: WireInstance) {
+            values = JSONValue.objectText(instance.values)
+            tags = ContentWriter.tagsText(instance.tags)
+        }
+    }
+
+    /// The ids whose stored values (and, separately, tags) already equal every version of them in
+    /// the batch, in the same module: their value and tag rows would be rewritten identically
+    /// (they are a function of module, values and key), so they are kept. An edit that changes
+    /// only metadata, the usual incremental sync, then touches no value index or trigram page.
+    private func keptContent(_ batch: ArraySlice<WireInstance>, _ encoded: [EncodedContent]) throws
+        -> (values: Set<String>, tags: Set<String>)
+    {
+        // One statement for the whole batch: a first sync (nothing stored) pays one index probe
+        // per instance inside SQLite and no per-row round trip.
+        var stored: [String: (module: String, values: String, tags: String)] = [:]
+        let ids = ContentReader.jsonArray(batch.map(\.id))
+        let rows = try Row.fetchCursor(selectStoredContent, arguments: [ids])
+        while let row = try rows.next() {
+            stored[row[0] as String] = (module: row[1], values: row[2], tags: row[3])
+        }
+        var sameValues: [String: Bool] = [:]
+        var sameTags: [String: Bool] = [:]
+        for (instance, content) in zip(batch, encoded) {
+            guard let row = stored[instance.id], row.module == instance.module else {
+                sameValues[instance.id] = false
+                sameTags[instance.id] = false
+                continue
+            }
+            sameValues[instance.id] = (sameValues[instance.id] ?? true) && row.values == content.values
+            sameTags[instance.id] = (sameTags[instance.id] ?? true) && row.tags == content.tags
+        }
+        return (Set(sameValues.filter(\.value).keys), Set(sameTags.filter(\.value).keys))
     }
 
     /// Inserts or replaces the instance's `content_instance` row; returns its key.
@@ -126,27 +176,31 @@ final class ContentWriter {
         return createdAt
     }
 
-    /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index).
-    private func writeContent(_ instance: WireInstance, pk: Int64) throws {
-        try deleteValues.execute(arguments: [pk])
-        try deleteTags.execute(arguments: [pk])
-        try upsertBody.execute(arguments: [
-            pk, JSONValue.objectText(instance.values), Self.tagsText(instance.tags), Self.extraText(instance),
-        ])
-        for (fieldName, value) in instance.values {
-            let field = try fieldNumber(module: instance.module, name: fieldName)
-            var ord: Int64 = 0
-            try Self.forEachScalar(in: value, depth: 0) { scalar in
-                try insertScalar(scalar, instance: pk, field: field, ord: ord)
-                ord += 1
-            }
-            if ord > 1 && !multiFields.contains(field) {
-                try markMulti.execute(arguments: [field])
-                multiFields.insert(field)
+    /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index
+    /// unless `keepValues`); kept rows already hold what the instance would write.
+    private func writeContent(_ instance: WireInstance, _ content: EncodedContent, pk: Int64,
+                              keepValues: Bool, keepTags: Bool) throws {
+        try upsertBody.execute(arguments: [pk, content.values, content.tags, Self.extraText(instance)])
+        if !keepValues {
+            try deleteValues.execute(arguments: [pk])
+            for (fieldName, value) in instance.values {
+                let field = try fieldNumber(module: instance.module, name: fieldName)
+                var ord: Int64 = 0
+                try Self.forEachScalar(in: value, depth: 0) { scalar in
+                    try insertScalar(scalar, instance: pk, field: field, ord: ord)
+                    ord += 1
+                }
+                if ord > 1 && !multiFields.contains(field) {
+                    try markMulti.execute(arguments: [field])
+                    multiFields.insert(field)
+                }
             }
         }
-        for (ord, tag) in instance.tags.enumerated() {
-            try insertTag.execute(arguments: [pk, ord, tag.name, tag.value])
+        if !keepTags {
+            try deleteTags.execute(arguments: [pk])
+            for (ord, tag) in instance.tags.enumerated() {
+                try insertTag.execute(arguments: [pk, ord, tag.name, tag.value])
+            }
         }
     }
 
@@ -200,7 +254,7 @@ final class ContentWriter {
         return number
     }
 
-    private static func tagsText(_ tags: [WireTag]) -> String {
+    static func tagsText(_ tags: [WireTag]) -> String {
         JSONValue.array(tags.map(\.jsonValue)).compactJSONText
     }
 
