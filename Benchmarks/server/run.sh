@@ -122,16 +122,23 @@ wrk_p50, serial_p50, naive = ms(sys.argv[1]), float(sys.argv[2]), float(sys.argv
 print(f"   ratio naive / server p50: {naive / serial_p50:.1f}x (one client), {naive / wrk_p50:.1f}x (under wrk load)")
 PY
 
+# measure_sync NAME BODY [TARGET]: one full sync against the running server: time, size, RSS growth.
+measure_sync() {
+  local name=$1 body=$2 target=${3:-}
+  local before after count
+  before=$(rss_kb "$SERVER_PID")
+  /usr/bin/time -f "%e" -o "$WORK/$name.time" curl -s -X POST "$BASE/api/generalcontent/instance/sync" \
+    -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "$body" -o "$WORK/$name.json"
+  after=$(hwm_kb "$SERVER_PID")
+  count=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["created"]))' "$WORK/$name.json")
+  echo "   created: $count instances, $(du -h "$WORK/$name.json" | cut -f1) in $(cat "$WORK/$name.time") s"
+  echo "   server RSS before ${before} KB, peak after ${after} KB: growth $(( (after - before) / 1024 )) MB${target:+ ($target)}"
+}
+
 echo "== full sync of one $((INSTANCES / MODULES))-instance module"
 MODULE=$(curl -s "$BASE/api/generalcontent/module?skip=true" -H "Authorization: Bearer $TOKEN" |
   python3 -c 'import json,sys; print([m["id"] for m in json.load(sys.stdin) if m["name"] == "Bench 1"][0])')
-BEFORE=$(rss_kb "$SERVER_PID")
-/usr/bin/time -f "%e" -o "$WORK/sync.time" curl -s -X POST "$BASE/api/generalcontent/instance/sync" \
-  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "{\"moduleId\":\"$MODULE\"}" -o "$WORK/sync.json"
-AFTER=$(hwm_kb "$SERVER_PID")
-COUNT=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["created"]))' "$WORK/sync.json")
-echo "   created: $COUNT instances, $(du -h "$WORK/sync.json" | cut -f1) in $(cat "$WORK/sync.time") s"
-echo "   server RSS before ${BEFORE} KB, peak after ${AFTER} KB: growth $(( (AFTER - BEFORE) / 1024 )) MB (target < 200 MB)"
+measure_sync sync "{\"moduleId\":\"$MODULE\"}" "target < 200 MB"
 stop_server
 
 if [ "$BIG_SYNC" -gt 0 ]; then
@@ -140,12 +147,6 @@ if [ "$BIG_SYNC" -gt 0 ]; then
   "$BIN" seed --instances "$BIG_SYNC" --modules 1 --seed 2 --data "$BIG" | head -1 | sed 's/^/   /'
   start_server "$BIG"
   TOKEN=$(token_for "$BIG")
-  BEFORE=$(rss_kb "$SERVER_PID")
-  /usr/bin/time -f "%e" -o "$WORK/big.time" curl -s -X POST "$BASE/api/generalcontent/instance/sync" \
-    -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"moduleName":"Bench 1"}' -o "$WORK/big.json"
-  AFTER=$(hwm_kb "$SERVER_PID")
-  COUNT=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["created"]))' "$WORK/big.json")
-  echo "   created: $COUNT instances, $(du -h "$WORK/big.json" | cut -f1) in $(cat "$WORK/big.time") s"
-  echo "   server RSS before ${BEFORE} KB, peak after ${AFTER} KB: growth $(( (AFTER - BEFORE) / 1024 )) MB"
+  measure_sync big '{"moduleName":"Bench 1"}'
   stop_server
 fi

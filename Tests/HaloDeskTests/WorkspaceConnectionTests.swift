@@ -19,7 +19,9 @@ final class WorkspaceConnectionTests: XCTestCase {
             view.refresh()
             XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Offline") }, view.statusLabel.text)
             XCTAssertFalse(view.connection.isOnline)
-            XCTAssertTrue(harness.toasts.contains { $0.hasPrefix("Could not load the modules: ") }, "\(harness.toasts)")
+            // Refresh reloads modules and instances in parallel: wait for the modules failure too.
+            XCTAssertTrue(harness.pump(timeout: 30) { harness.toasts.contains { $0.hasPrefix("Could not load the modules: ") } },
+                          "\(harness.toasts)")
         }
     }
 
