@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# App start-up figures (issue: HaloDesk windows). Cold start of the release halo-desk to its first
-# painted main window, and its peak RSS, against a bare GTK 4 hello-world measured in the same run.
+# App figures (issue: HaloDesk windows), each against a bare GTK 4 hello-world in the same run:
+#  - cold start of the release halo-desk to its first painted main window, and its peak RSS;
+#  - peak RSS with a 100,000-instance module listed (measure-large-module.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=bench-artifacts/app
@@ -9,4 +10,6 @@ mkdir -p "$out"
 gcc -O2 Benchmarks/app/gtk-hello.c -o "$out/gtk-hello" $(pkg-config --cflags --libs gtk4)
 gcc -O2 Benchmarks/app/adw-hello.c -o "$out/adw-hello" $(pkg-config --cflags --libs libadwaita-1)
 bash scripts/swift-release.sh --product halo-desk 2>&1 | { grep -E "error:|complete" || true; } | tail -1
+bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error:|complete" || true; } | tail -1
 bash scripts/gui-session.sh bash Benchmarks/app/measure.sh "$out"
+bash scripts/gui-session.sh bash Benchmarks/app/measure-large-module.sh "$out" 2>&1 | grep -v dbus-daemon

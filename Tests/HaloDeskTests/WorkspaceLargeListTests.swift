@@ -6,7 +6,7 @@ import XCTest
 @testable import HaloDesk
 
 /// 100,000 instances: the list shows the server's total at once and fetches only the pages of
-/// the rows on screen, also after jumping to the end.
+/// the rows on screen, also after jumping to the end, and drops old pages while scrolling on.
 final class WorkspaceLargeListTests: XCTestCase {
     func testHundredThousandInstancesPageOnDemand() throws {
         try MainActor.assumeIsolated {
@@ -35,6 +35,23 @@ final class WorkspaceLargeListTests: XCTestCase {
             XCTAssertTrue(harness.pump(timeout: 30) { view.pager.isLoaded(row: 99_999) }, "the last rows were not fetched")
             XCTAssertLessThanOrEqual(view.pager.loadedPages.count, 7, "\(view.pager.loadedPages.sorted())")
             XCTAssertTrue(view.pager.loadedPages.contains(999))
+
+            // Scroll down the whole list in 39 jumps (GTK 4.8 lands near, not exactly on, each stop):
+            // memory stays bounded — old pages are dropped, not kept for all 100,000 rows.
+            let upper = gtk_adjustment_get_upper(adjustment)
+            var fetched = Set<Int>()
+            for stop in 1..<40 {
+                let before = view.pager.loadedPages
+                gtk_adjustment_set_value(adjustment, upper * Double(stop) / 40)
+                _ = harness.pump(timeout: 5) { !view.pager.loadedPages.isSubset(of: before) }
+                fetched.formUnion(view.pager.loadedPages)
+                XCTAssertLessThanOrEqual(view.pager.loadedPages.count, view.pager.maxPages)
+            }
+            XCTAssertGreaterThan(fetched.count, 2 * view.pager.maxPages, "the scroll did not go through enough pages to test eviction")
+            XCTAssertFalse(view.pager.loadedPages.contains(0), "the first page should have been dropped by now")
+            // A dropped page is fetched again when a row of it is needed.
+            XCTAssertNil(view.pager.instance(at: 0))
+            XCTAssertTrue(harness.pump(timeout: 30) { view.pager.isLoaded(row: 0) }, "the first rows were not fetched again")
         }
     }
 }

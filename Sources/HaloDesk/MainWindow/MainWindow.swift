@@ -31,10 +31,26 @@ final class MainWindow {
         gtk_widget_set_name(window.widget, "main-window")
         window.setAccessibleLabel(AppInfo.name)
 
-        let shortcuts = try Builder(ui: "help-overlay")
-        let helpOverlay: Window = try shortcuts.object("help_overlay")
-        gtk_application_window_set_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self),
-                                                OpaquePointer(helpOverlay.raw))
+        // The shortcuts window (a few hundred widgets) is built on first use, not at start-up.
+        Actions.add("show-help-overlay", to: window) { [unowned self] in self.showShortcuts() }
+    }
+
+    private var shortcutsWindow: Window?
+
+    /// Opens the keyboard shortcuts window (Ctrl+?), building it the first time.
+    func showShortcuts() {
+        if shortcutsWindow == nil {
+            do {
+                let shortcuts: Window = try Builder(ui: "help-overlay").object("help_overlay")
+                gtk_window_set_transient_for(shortcuts.window, window.window)
+                gtk_window_set_hide_on_close(shortcuts.window, 1)
+                shortcutsWindow = shortcuts
+            } catch {
+                showToast("The keyboard shortcuts could not be shown: \(error)")
+                return
+            }
+        }
+        shortcutsWindow?.present()
     }
 
     /// Shows a short message at the bottom of the window (libadwaita toast).

@@ -91,6 +91,8 @@ final class WorkspaceView {
         adw_status_page_set_title(OpaquePointer(empty.raw), "No Instance Selected")
         adw_status_page_set_description(OpaquePointer(empty.raw), "Pick an instance in the list, or create one with Ctrl+N.")
         adw_status_page_set_icon_name(OpaquePointer(empty.raw), "document-edit-symbolic")
+        // Compact: a pane-sized page, and its 96 px icon exists as PNG (128 px would load librsvg).
+        empty.addCSSClass("compact")
         let stack = OpaquePointer(detailStack.raw)
         gtk_stack_add_named(stack, empty.widget, "empty")
         gtk_stack_add_named(stack, editor.widget.widget, "editor")

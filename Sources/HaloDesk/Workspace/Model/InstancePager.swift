@@ -3,6 +3,10 @@ import HaloServices
 /// The instances of one module as the list shows them: a total from the server and pages of
 /// `pageSize` fetched on demand when a row asks for data it does not have yet.
 ///
+/// At most `maxPages` pages stay in memory (the least recently read go first), so scrolling
+/// through a 100,000-instance module keeps memory flat; a page dropped and needed again is
+/// simply fetched again.
+///
 /// Changing the module, the name filter or the sort starts a new *generation*; answers to
 /// requests of an older generation are dropped, so a slow page never lands in the wrong list.
 @MainActor
@@ -15,6 +19,8 @@ final class InstancePager {
     }
 
     let pageSize: Int
+    /// Pages kept in memory; well above the 2–3 pages a screenful of rows touches.
+    let maxPages: Int
     private let content: ContentManager
     private let connection: ConnectionState
     private(set) var moduleId: String?
@@ -23,6 +29,9 @@ final class InstancePager {
     /// Number of rows the server reported for the current query (nil until the first page came).
     private(set) var totalItems: Int?
     private var pages: [Int: [ContentInstance]] = [:]
+    /// When each held page was last read (a running counter): the oldest is evicted first.
+    private var lastRead: [Int: Int] = [:]
+    private var reads = 0
     private var loading: Set<Int> = []
     private var generation = 0
 
@@ -33,10 +42,11 @@ final class InstancePager {
     /// Called with a sentence when loading fails.
     var onError: (@MainActor (String) -> Void)?
 
-    init(content: ContentManager, connection: ConnectionState, pageSize: Int = 100) {
+    init(content: ContentManager, connection: ConnectionState, pageSize: Int = 100, maxPages: Int = 20) {
         self.content = content
         self.connection = connection
         self.pageSize = pageSize
+        self.maxPages = max(maxPages, 3)
     }
 
     /// Shows another module, filter or sort: forgets every page and loads the first one.
@@ -53,8 +63,7 @@ final class InstancePager {
     /// Forgets cached pages and asks for the first page again (after edits, F5).
     func reload() {
         generation += 1
-        pages = [:]
-        loading = []
+        forgetPages()
         totalItems = nil
         guard moduleId != nil else { onReset?(0); return }
         load(page: 0)
@@ -66,8 +75,7 @@ final class InstancePager {
     func refetch() {
         let stale = pages.keys.map { $0 * pageSize ..< ($0 + 1) * pageSize }
         generation += 1
-        pages = [:]
-        loading = []
+        forgetPages()
         guard moduleId != nil else { return }
         load(page: 0)
         stale.forEach { onRowsLoaded?($0) }
@@ -78,6 +86,8 @@ final class InstancePager {
         guard row >= 0 else { return nil }
         let page = row / pageSize
         if let items = pages[page] {
+            reads += 1
+            lastRead[page] = reads
             let index = row - page * pageSize
             return index < items.count ? items[index] : nil
         }
@@ -138,6 +148,9 @@ final class InstancePager {
     private func receive(_ result: PaginatedContentInstances, page: Int) {
         loading.remove(page)
         pages[page] = result.instances
+        reads += 1
+        lastRead[page] = reads
+        evictOldPages()
         let total = result.paginationInfo.totalItems
         if total != totalItems {
             totalItems = total
@@ -145,5 +158,21 @@ final class InstancePager {
         }
         let start = page * pageSize
         onRowsLoaded?(start..<(start + result.instances.count))
+    }
+
+    private func forgetPages() {
+        pages = [:]
+        lastRead = [:]
+        loading = []
+    }
+
+    /// Drops the least recently read pages beyond `maxPages`.
+    private func evictOldPages() {
+        guard pages.count > maxPages else { return }
+        let oldest = pages.keys.sorted { lastRead[$0, default: 0] < lastRead[$1, default: 0] }
+        for page in oldest.prefix(pages.count - maxPages) {
+            pages[page] = nil
+            lastRead[page] = nil
+        }
     }
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Drives HaloDesk from outside, as a user would, to list a large module (benchmark helper).
+
+Usage: list_module.py APP_NAME MODULE_NAME EXPECTED_STATUS TIMEOUT_SECONDS [PASSWORD]
+       list_module.py APP_NAME --until-sign-in - TIMEOUT_SECONDS   (only wait for the sign-in page)
+Signs in (typing PASSWORD when given, else with the prefilled local-workspace account), selects the
+module MODULE_NAME in the sidebar through the AT-SPI Selection interface, and waits until a label
+contains EXPECTED_STATUS (e.g. "100,000 instances"). Exits 0 on success, 1 with what it saw.
+"""
+import sys
+import time
+
+import pyatspi
+from gi.repository import GLib
+
+
+def find(node, predicate, depth=0):
+    if node is None or depth > 40:
+        return None
+    try:
+        if predicate(node):
+            return node
+        for child in node:
+            found = find(child, predicate, depth + 1)
+            if found is not None:
+                return found
+    except GLib.Error:  # nodes can vanish while we walk the tree
+        return None
+    return None
+
+
+def wait_for(description, lookup, deadline):
+    while time.time() < deadline:
+        found = lookup()
+        if found is not None:
+            print("found", description, flush=True)
+            return found
+        time.sleep(0.2)
+    raise TimeoutError("timed out waiting for " + description)
+
+
+def app_named(name):
+    for app in pyatspi.Registry.getDesktop(0):
+        if app is not None and app.name == name:
+            return app
+    return None
+
+
+def is_button(node, text):
+    # GTK 4.8 repeats a labelled button's name ("Sign In Sign In"); accept both forms.
+    name = (node.name or "").replace("_", "")
+    return node.getRole() == pyatspi.ROLE_PUSH_BUTTON and name in (text, text + " " + text)
+
+
+def module_list(app, module):
+    """The sidebar list once it holds a row for `module` (rows are named "<module>, <n> instances")."""
+    def is_sidebar(node):
+        return "Selection" in pyatspi.listInterfaces(node) and any(
+            (child.name or "").startswith(module + ",") for child in node)
+    return find(app, is_sidebar)
+
+
+def main():
+    app_name, module, expected, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    password = sys.argv[5] if len(sys.argv) > 5 else None
+    deadline = time.time() + timeout
+    try:
+        app = wait_for("application " + app_name, lambda: app_named(app_name), deadline)
+        sign_in = wait_for("button 'Sign In'", lambda: find(app, lambda n: is_button(n, "Sign In")), deadline)
+        if module == "--until-sign-in":
+            return 0
+        if password is not None:
+            entry = wait_for("entry 'Password'", lambda: find(app, lambda n: (n.name or "").startswith("Password")
+                                                           and "EditableText" in pyatspi.listInterfaces(n)), deadline)
+            entry.queryEditableText().setTextContents(password)
+        sign_in.queryAction().doAction(0)
+        print("pressed Sign In", flush=True)
+        sidebar = wait_for("module " + module, lambda: module_list(app, module), deadline)
+        index = next(i for i, child in enumerate(sidebar) if (child.name or "").startswith(module + ","))
+        sidebar.querySelection().selectChild(index)
+        print("selected", module, flush=True)
+        wait_for("status '" + expected + "'", lambda: find(
+            app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and expected in (n.name or "")), deadline)
+        return 0
+    except (TimeoutError, StopIteration) as error:
+        print("failed:", error or "module row vanished")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
