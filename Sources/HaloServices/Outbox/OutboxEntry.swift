@@ -37,6 +37,8 @@ public struct OutboxFlushReport: Sendable, Equatable {
     public var conflicts: [OutboxEntry] = []
     /// Entries the server refused for another reason.
     public var failed: [OutboxEntry] = []
+    /// The server's refusal of each entry in `failed`, by entry id (status and message).
+    public var refusals: [Int64: HaloError] = [:]
     /// Set when the server could not be reached; everything not yet sent stays pending.
     public var networkError: HaloError?
 }
