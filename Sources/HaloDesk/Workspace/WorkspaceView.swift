@@ -20,7 +20,12 @@ final class WorkspaceView {
     let editor = InstanceEditor()
     let bulk = BulkPanel()
     let connection = ConnectionState()
-    private var sendingPendingEdits = false
+    /// True while the outbox is being sent.
+    private(set) var isSendingPendingEdits = false
+    /// "3 edits pending · 1 conflict": opens the Pending Edits window; hidden when nothing waits.
+    let pendingButton = Button(label: "")
+    /// The Pending Edits window, once opened.
+    private(set) var pendingEditsWindow: PendingEditsWindow?
     let searchEntry = Editable.searchEntry(accessibleLabel: "Filter instances by name", placeholder: "Filter by name")
     let newButton = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("list-add-symbolic")))
     let saveButton = Button(label: "Save")
@@ -71,6 +76,11 @@ final class WorkspaceView {
         let statusBar = Box(vertical: false, spacing: 6)
         statusBar.setMargins(6)
         statusBar.append(statusLabel)
+        pendingButton.addCSSClass("flat")
+        pendingButton.addCSSClass("caption")
+        pendingButton.tooltip = "Show the edits waiting for the server"
+        pendingButton.isVisible = false
+        statusBar.append(pendingButton)
         listPane.append(statusBar)
         listPane.setSizeRequest(width: 360)
         listPane.expand(horizontally: true)
@@ -170,9 +180,14 @@ final class WorkspaceView {
             self.bulk.updateFields(self.knownFields[self.pager.moduleId ?? ""] ?? [])
         }
         pager.onError = { [weak self] message in guard let self else { return }; self.toast(message) }
-        connection.onChange = { [weak self] in guard let self else { return }; self.updateStatus() }
+        connection.onChange = { [weak self] in
+            guard let self else { return }
+            self.updateStatus()
+            self.pendingEditsWindow?.reload()
+        }
         let content = session.core.content
-        connection.countPendingEdits = { (try? content.outbox().pending().count) ?? 0 }
+        connection.readOutbox = { ((try? content.outbox().entries()).map(OutboxCounts.init)) ?? OutboxCounts() }
+        pendingButton.onClicked { [weak self] in self?.showPendingEdits() }
         connection.onPendingEditsSendable = { [weak self] in self?.sendPendingEdits() }
         connection.refreshPendingEdits()
         table.columnView.onSelectionChanged { [weak self] in guard let self else { return }; self.selectionChanged() }
@@ -515,13 +530,52 @@ final class WorkspaceView {
         }
     }
 
-    /// Sends the outbox (edits made while the server was unreachable), once at a time.
-    private func sendPendingEdits() {
-        guard !sendingPendingEdits else { return }
-        sendingPendingEdits = true
+    // MARK: Pending edits
+
+    /// Opens (or brings back) the Pending Edits window.
+    func showPendingEdits() {
+        if let window = pendingEditsWindow, window.window.isVisible {
+            window.reload()
+            window.present()
+            return
+        }
+        do {
+            let window = try PendingEditsWindow(workspace: self, parent: widget)
+            pendingEditsWindow = window
+            window.present()
+        } catch {
+            toast("Could not open the pending edits: \(error)")
+        }
+    }
+
+    /// The outbox changed outside a send (a conflict settled, an edit discarded): the status and
+    /// the list follow, and the rows show the cache's new truth.
+    func pendingEditsChanged() {
+        connection.refreshPendingEdits()
+        updateStatus()
+        pager.refetch()
+    }
+
+    func showToast(_ message: String) { toast(message) }
+
+    /// The kinds of a module's fields as far as the workspace knows them (module description or
+    /// loaded instances).
+    func fieldKinds(moduleId: String) -> [String: FieldKind] {
+        Dictionary((knownFields[moduleId] ?? []).map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Sends the outbox (edits made while the server was unreachable), once at a time; the
+    /// Pending Edits window, if open, shows the outcome.
+    func sendPendingEdits() {
+        guard !isSendingPendingEdits else { return }
+        isSendingPendingEdits = true
+        pendingEditsWindow?.reload()
         let content = session.core.content
         Task { @MainActor in
-            defer { self.sendingPendingEdits = false }
+            defer {
+                self.isSendingPendingEdits = false
+                self.pendingEditsWindow?.reload()
+            }
             do {
                 let report = try await content.outbox().flush()
                 if let networkError = report.networkError {
@@ -530,10 +584,13 @@ final class WorkspaceView {
                 }
                 self.connection.refreshPendingEdits()
                 self.updateStatus()
-                var parts = ["\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent"]
-                if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept)") }
+                var parts: [String] = []
+                if !report.sent.isEmpty { parts.append("\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent") }
+                if !report.conflicts.isEmpty {
+                    parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept, see Pending Edits)")
+                }
                 if !report.failed.isEmpty { parts.append("\(report.failed.count) refused by the server") }
-                self.toast(parts.joined(separator: ", ") + ".")
+                if !parts.isEmpty { self.toast(parts.joined(separator: ", ") + ".") }
                 self.pager.refetch()
             } catch {
                 self.connection.record(error: (error as? HaloError) ?? .cache(message: "\(error)"))
@@ -578,5 +635,9 @@ final class WorkspaceView {
         var parts = [connection.summary]
         if let total = pager.totalItems { parts.append("\(total.formatted()) instance\(total == 1 ? "" : "s")") }
         statusLabel.text = parts.joined(separator: " · ")
+        let outbox = connection.outbox
+        pendingButton.isVisible = outbox.total > 0
+        pendingButton.label = outbox.summary ?? ""
+        pendingButton.setAccessibleLabel("Pending edits: " + (outbox.summary ?? "none") + ". Show them")
     }
 }

@@ -95,6 +95,8 @@ final class InstanceEditor {
         guard !name.isEmpty else { throw FieldValueError("An instance needs a name.") }
         edited.name = name
         for (field, input) in inputs {
+            // A field left as shown keeps its stored value: the text may be lossy (dates to the minute).
+            if input.text == FieldValueText.display(edited.values[field.name], kind: field.kind) { continue }
             if let value = try FieldValueText.parse(input.text, kind: field.kind, field: field.name) {
                 edited.values[field.name] = value
             } else {
