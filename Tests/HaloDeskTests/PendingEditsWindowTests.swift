@@ -104,7 +104,9 @@ final class PendingEditsWindowTests: XCTestCase {
             XCTAssertEqual(onServer.first { $0.id == first.id }?.name, "Mine: first", "Keep Mine sent my version")
             XCTAssertEqual(onServer.first { $0.id == second.id }?.name, "Theirs: second", "Take Theirs left the server's copy")
             XCTAssertFalse(onServer.contains { $0.id == third.id }, "the discarded edit did not bring the deleted instance back")
-            window.window.destroy()
+            // Escape (bound to window.close in the .ui) closes it, as for any dialog.
+            XCTAssertNotEqual(gtk_widget_activate_action_variant(window.window.widget, "window.close", nil), 0)
+            XCTAssertTrue(harness.pump { !window.window.isMapped })
         }
     }
 

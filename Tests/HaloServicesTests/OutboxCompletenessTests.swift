@@ -194,6 +194,25 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertEqual(try online.entries(), [])
     }
 
+    func testASyncWhileAnEditWaitsKeepsTheEditShownAndRemembersTheNewServerCopy() async throws {
+        let app = CoreManager(configuration: try server.sdkConfiguration())
+        _ = try await app.content.syncToCache(query: SyncQuery(moduleId: module))
+        let cache = try app.offlineCache()
+        let original = try await remote().sorted { ($0.id ?? "") < ($1.id ?? "") }[0]
+        var mine = original
+        mine.name = "Mine, waiting"
+        let entry = try Outbox(cache: cache, core: try server.core(baseURL: unreachableURL())).enqueueUpdate(mine)
+
+        try await changeOnServer(original, name: "Theirs, synced meanwhile")
+        _ = try await app.content.syncToCache(query: SyncQuery(moduleId: module))
+        let cachedName = { try cache.read { db in try ContentTables.instance(id: original.id ?? "", in: db)?.name } }
+        XCTAssertEqual(try cachedName(), "Mine, waiting", "the sync does not hide the waiting edit")
+        XCTAssertEqual(app.content.getSyncedInstances(moduleId: module).first { $0.id == original.id }?.name, "Mine, waiting")
+
+        try Outbox(cache: cache, core: try server.core()).discard(entry)
+        XCTAssertEqual(try cachedName(), "Theirs, synced meanwhile", "discarding shows the newest server copy, not the one edited")
+    }
+
     // MARK: Order, coalescing, failures
 
     func testEditsOfEveryKindReachTheServerInQueueOrder() async throws {
