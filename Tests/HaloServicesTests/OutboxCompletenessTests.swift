@@ -72,6 +72,41 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertNil(cached.1, "and no longer the local one")
     }
 
+    func testAnUpdateOrDeleteWhoseAnswerWasLostIsDoneNotAConflictWhenSentAgain() async throws {
+        let proxy = try CuttingProxy(target: server.server.port, cutAfterBytes: .max)
+        defer { proxy.stop() }
+        let core = try server.core(baseURL: proxy.url)
+        _ = try await core.content.getModules()  // signed in first: a batch refused with 401 is re-sent after sign-in
+        let outbox = Outbox(cache: try temporaryCache(), core: core)
+        let original = try await remote().sorted { ($0.id ?? "") < ($1.id ?? "") }
+        var renamed = original[0]
+        renamed.name = "Renamed, answer lost"
+        // Each edit's first send is applied by the server but its answer never comes back.
+        for edit in [{ try outbox.enqueueUpdate(renamed) }, { _ = try outbox.enqueueDelete(original[1]) }] as [() throws -> Void] {
+            try edit()
+            proxy.dropAnswersTo = "instance/batch"
+            let lost = try await outbox.flush()
+            XCTAssertNotNil(lost.networkError)
+            XCTAssertEqual(try outbox.pending().count, 1, "no answer: the edit still waits")
+            proxy.dropAnswersTo = nil
+            let resent = try await outbox.flush()
+            XCTAssertEqual(resent.conflicts, [], "the server's copy is my edit: nothing to settle")
+            XCTAssertEqual(resent.failed, [], "the instance is already deleted: nothing refused")
+            XCTAssertEqual(try outbox.entries(), [])
+        }
+        let after = try await remote()
+        XCTAssertEqual(after.first { $0.id == original[0].id }?.name, "Renamed, answer lost")
+        XCTAssertFalse(after.contains { $0.id == original[1].id })
+
+        // A real conflict (different content on the server) is still reported.
+        try await changeOnServer(original[2], name: "Theirs")
+        var stale = original[2]
+        stale.name = "Mine"
+        try outbox.enqueueUpdate(stale)
+        let conflicted = try await outbox.flush()
+        XCTAssertEqual(conflicted.conflicts.count, 1)
+    }
+
     func testSaveOrQueueOfANewInstanceWhoseAnswerWasLostIsNotDuplicated() async throws {
         let proxy = try CuttingProxy(target: server.server.port, cutAfterBytes: .max)
         defer { proxy.stop() }

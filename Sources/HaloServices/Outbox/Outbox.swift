@@ -262,7 +262,8 @@ public final class Outbox: Sendable {
                     if let id = entry.instance.id { blocked.insert(id) }
                     continue
                 }
-                if outcome.success {
+                let redundant = Self.wasAlreadyApplied(entry, outcome)
+                if outcome.success || redundant {
                     let current = try Row.fetchOne(db, sql: "SELECT * FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
                         .map(Self.entry(from:))
                     if let current, current.instance != entry.instance, entry.kind != .delete, let created = outcome.instance {
@@ -274,13 +275,16 @@ public final class Outbox: Sendable {
                     if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
                         try OutboxShadow.reconcile(localId, in: db)  // the server's copy replaces the local one
                     }
-                    if let instance = outcome.instance {
+                    if let instance = outcome.success ? outcome.instance : outcome.conflictingInstance {
                         report.sent.append(instance)
                         let stored = try instance.storedForm()
                         if !stored.id.isEmpty {
                             try OutboxShadow.serverCopyArrived(stored, for: stored.id, in: db)
                             try OutboxShadow.reconcile(stored.id, in: db)
                         }
+                    } else if redundant, let id = entry.instance.id {  // deleted already: gone from the server
+                        try OutboxShadow.serverCopyArrived(nil, for: id, in: db)
+                        try OutboxShadow.reconcile(id, in: db)
                     }
                 } else if let server = outcome.conflictingInstance {
                     try db.execute(sql: "UPDATE cache_outbox SET state = 'conflict', serverCopy = ?, lastError = ? WHERE seq = ?",
@@ -308,6 +312,25 @@ public final class Outbox: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether a refusal only says the edit is already on the server — a resend after a lost
+    /// answer, or the same change made elsewhere: an update "in conflict" with a copy whose content
+    /// equals mine, or a deletion of an instance the server no longer has.
+    private static func wasAlreadyApplied(_ entry: OutboxEntry, _ outcome: BatchOperationResult) -> Bool {
+        guard !outcome.success else { return false }
+        switch entry.kind {
+        case .delete: return outcome.error?.status == 404
+        case .update: return outcome.conflictingInstance.map { sameContent($0, entry.instance) } ?? false
+        case .create: return false
+        }
+    }
+
+    /// Same name, values, tags and publication dates (what an edit can change).
+    static func sameContent(_ one: ContentInstance, _ other: ContentInstance) -> Bool {
+        func tags(_ instance: ContentInstance) -> Set<String> { Set(instance.tagList.map { "\($0.name)=\($0.value ?? "")" }) }
+        return one.name == other.name && one.values == other.values && tags(one) == tags(other)
+            && one.publishedAt == other.publishedAt && one.removedAt == other.removedAt && one.archivedAt == other.archivedAt
     }
 
     /// A create or update the user edited again while it was being sent becomes an update of the
