@@ -82,6 +82,11 @@ final class PendingEditsWindowTests: XCTestCase {
             XCTAssertTrue(thirdControls.row.stateLabel.hasPrefix("Failed: "), thirdControls.row.stateLabel)
             XCTAssertNotNil(thirdControls.retry)
             XCTAssertTrue(try XCTUnwrap(firstControls.keepMine).grabFocus(), "Keep Mine is reachable from the keyboard")
+            let unnamed = AccessibilityAudit.unnamedControls(in: window.window.widget)
+            XCTAssertEqual(unnamed, [], "controls without an accessible name:\n" + unnamed.joined(separator: "\n"))
+            let statusBarUnnamed = AccessibilityAudit.unnamedControls(in: harness.window.widget)
+            XCTAssertEqual(statusBarUnnamed, [], "workspace controls without an accessible name (pending button shown):\n"
+                           + statusBarUnnamed.joined(separator: "\n"))
             try Self.screenshots(window)
 
             // Keep Mine on the first: my version is sent on top of theirs.
