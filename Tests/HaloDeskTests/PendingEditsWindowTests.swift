@@ -88,6 +88,8 @@ final class PendingEditsWindowTests: XCTestCase {
             XCTAssertEqual(statusBarUnnamed, [], "workspace controls without an accessible name (pending button shown):\n"
                            + statusBarUnnamed.joined(separator: "\n"))
             try Self.screenshots(window)
+            try Screenshot.saveAfterNextPaint(
+                harness.window, to: GUITestEnvironment.artifactsDirectory.appendingPathComponent("workspace-pending-button.png").path)
 
             // Keep Mine on the first: my version is sent on top of theirs.
             try XCTUnwrap(firstControls.keepMine).emit("clicked")
