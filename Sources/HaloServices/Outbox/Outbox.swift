@@ -30,7 +30,8 @@ public final class Outbox: Sendable {
     }
 
     static let localIdPrefix = "local-"
-    static func isLocalId(_ id: String) -> Bool { id.hasPrefix(localIdPrefix) }
+    /// Whether `id` is the placeholder of a create not sent yet.
+    public static func isLocalId(_ id: String) -> Bool { id.hasPrefix(localIdPrefix) }
 
     /// A new id in the server's format (24 hex digits: seconds since 1970, then random bytes, as
     /// ObjectIds are), so the instance keeps it on the server.
@@ -44,7 +45,7 @@ public final class Outbox: Sendable {
 
     /// The server id a queued create asks for: the 24 hex digits after `local-`. Nil for local ids
     /// queued by older versions (random UUIDs), which are sent as plain creates.
-    static func serverId(forLocalId id: String) -> String? {
+    public static func serverId(forLocalId id: String) -> String? {
         guard isLocalId(id) else { return nil }
         let hex = id.dropFirst(localIdPrefix.count)
         guard hex.count == 24, hex.allSatisfy(\.isHexDigit) else { return nil }
@@ -54,7 +55,8 @@ public final class Outbox: Sendable {
     // MARK: Queueing
 
     /// Queues the creation of `instance` (its id is ignored); returns the entry, whose instance
-    /// carries a local id to refer to it until the server assigns one.
+    /// carries a local id `local-<24 hex>` to refer to it until it is sent. The hex part is the id
+    /// the instance gets on the server (`serverId(forLocalId:)`).
     @discardableResult
     public func enqueueCreate(_ instance: ContentInstance) throws -> OutboxEntry {
         var local = instance
