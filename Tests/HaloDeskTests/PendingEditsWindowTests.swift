@@ -100,7 +100,12 @@ final class PendingEditsWindowTests: XCTestCase {
             try XCTUnwrap(secondControls.takeTheirs).emit("clicked")
             XCTAssertTrue(harness.pump { view.connection.outbox == OutboxCounts(failed: 1) }, view.pendingButton.label)
 
-            // Discard the refused edit: it asks first.
+            // Retry the refused edit: sent again, refused again (the instance is gone), still listed.
+            try XCTUnwrap(window.listed.first?.retry).emit("clicked")
+            XCTAssertTrue(harness.pump { harness.toasts.last == "1 refused by the server." }, "\(harness.toasts)")
+            XCTAssertTrue(harness.pump { view.connection.outbox == OutboxCounts(failed: 1) && window.listed.first?.discard != nil })
+
+            // Discard it: it asks first.
             try XCTUnwrap(window.listed.first?.discard).emit("clicked")
             let dialog = try XCTUnwrap(window.pendingDialog, "discarding asks first")
             dialog.respond("discard")
