@@ -326,6 +326,8 @@ final class WorkspaceView {
             detailTitle.title = ""
             detailTitle.subtitle = ""
         }
+        // A long name is ellipsized in the narrow detail header: the tooltip shows it whole.
+        detailTitle.tooltip = detailTitle.title.isEmpty ? nil : detailTitle.title
     }
 
     private func resolveRelationNames() {
