@@ -28,7 +28,7 @@ final class WorkspaceView {
     let saveButton: Button
     let deleteButton: Button
     let statusLabel: Label
-    /// The sidebar's header title ("Modules"); its subtitle names the workspace and the user.
+    /// The sidebar's header title ("Modules"); its subtitle names the workspace (`showSignedIn`).
     let sidebarTitle: WindowTitle
     /// The detail pane's header title: the open instance (or the size of a multiple selection).
     let detailTitle: WindowTitle
