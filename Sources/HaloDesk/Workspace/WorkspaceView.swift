@@ -34,7 +34,7 @@ final class WorkspaceView {
     let saveButton: Button
     let deleteButton: Button
     let statusLabel: Label
-    /// The sidebar's header title ("Modules"); its subtitle names the workspace and the user.
+    /// The sidebar's header title ("Modules"); its subtitle names the workspace (`showSignedIn`).
     let sidebarTitle: WindowTitle
     /// The detail pane's header title: the open instance (or the size of a multiple selection).
     let detailTitle: WindowTitle
@@ -338,6 +338,8 @@ final class WorkspaceView {
             detailTitle.title = ""
             detailTitle.subtitle = ""
         }
+        // A long name is ellipsized in the narrow detail header: the tooltip shows it whole.
+        detailTitle.tooltip = detailTitle.title.isEmpty ? nil : detailTitle.title
     }
 
     private func resolveRelationNames() {
