@@ -94,6 +94,21 @@ final class AppLaunchTests: XCTestCase {
         let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "editor@halo.local", "90"])
         XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility-sign-in.log")
         XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
-        XCTAssertTrue(result.stdout.contains("found signed-in window title"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("found signed-in workspace"), result.stdout)
+    }
+
+    /// Signs in, then checks the workspace through the accessibility tree: its main controls are
+    /// found by name and role, "New instance" works when pressed through AT-SPI, and no showing
+    /// interactive node is nameless.
+    func testWorkspaceThroughTheAccessibilityTree() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
+            throw XCTSkip("at-spi2-core is not installed")
+        }
+        let process = try launchApp(name: "accessibility-workspace", accessibility: true, arguments: ["--local-workspace"])
+        let script = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/workspace.py")
+        let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "editor@halo.local", "90"])
+        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility-workspace.log")
+        XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
+        XCTAssertTrue(result.stdout.contains("every showing interactive node has a name"), result.stdout)
     }
 }

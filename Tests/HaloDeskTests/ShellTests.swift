@@ -76,6 +76,13 @@ final class ShellTests: XCTestCase {
                           "not signed in: \(signIn.errorLabel.text)")
             XCTAssertEqual(local.core.auth.currentUser?.userProfile.email, "editor@halo.local")
             XCTAssertTrue(window.windowTitle.subtitle.hasPrefix("Local workspace"), window.windowTitle.subtitle)
+            // The workspace's panes bring their own header bars; the primary menu moves to the sidebar's.
+            let workspace = try XCTUnwrap(shell.workspaceView)
+            XCTAssertFalse(window.headerBar.isVisible, "the window header bar hides in the workspace")
+            XCTAssertEqual(workspace.sidebarTitle.title, "Modules")
+            XCTAssertEqual(workspace.sidebarTitle.subtitle, "Local workspace")
+            XCTAssertNotNil(gtk_menu_button_get_menu_model(OpaquePointer(workspace.primaryMenuButton.raw)), "primary menu reachable")
+            try Self.screenshot(window, "workspace-window")
 
             // Preferences apply to the live session and are remembered; pinning asks before turning off.
             shell.showPreferences()
@@ -100,6 +107,7 @@ final class ShellTests: XCTestCase {
             shell.signOut()
             XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 10))
             XCTAssertNil(local.core.auth.currentUser)
+            XCTAssertTrue(window.headerBar.isVisible, "back on sign-in, the window header bar returns")
             let closed = Flag()
             Task { await local.close(); closed.isSet = true }
             MainLoopBridge.iterate(until: { closed.isSet }, timeout: 10)

@@ -1,3 +1,4 @@
+import CAdw
 import CGtk
 import Foundation
 import HaloServer
@@ -33,10 +34,12 @@ final class WorkspaceHarness {
         let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: true)
         let log = toastLog
         view = try WorkspaceView(session: session, toaster: { log.messages.append($0) })
-        window = Window(sinking: UnsafeMutableRawPointer(gtk_window_new()))
+        // An AdwWindow has no title bar of its own: the panes' header bars are the window's, as in the app.
+        window = Window(sinking: UnsafeMutableRawPointer(adw_window_new()))
         window.setDefaultSize(width: 1200, height: 760)
         window.title = "HaloDesk workspace"
-        gtk_window_set_child(window.window, view.widget.widget)
+        view.showSignedIn(workspace: "Local workspace", user: demo.editorEmail)
+        adw_window_set_content(window.raw.assumingMemoryBound(to: AdwWindow.self), view.widget.widget)
         window.present()
         XCTAssertTrue(MainLoopBridge.iterate(until: { !self.view.sidebar.modules.isEmpty && self.view.pager.totalItems != nil }, timeout: 20),
                       "modules and the first module's instances should load")

@@ -254,7 +254,12 @@ final class WorkspaceTests: XCTestCase {
             // A narrow window folds the leaflet to one pane at a time, with a back button.
             harness.window.setDefaultSize(width: 420, height: 700)
             XCTAssertTrue(harness.pump(timeout: 5) { gtk_widget_get_width(harness.window.widget) < 500 && view.isFolded })
+            XCTAssertTrue(view.detailBackButton.isVisible && view.listBackButton.isVisible, "folded panes offer a way back")
             try Self.screenshots(harness, name: "workspace-narrow")
+            // Back from the detail: the list pane alone, with its own header bar.
+            view.detailBackButton.emit("clicked")
+            harness.pump(timeout: 1.5) { false } // let the slide finish
+            try Self.screenshots(harness, name: "workspace-narrow-list")
         }
     }
 

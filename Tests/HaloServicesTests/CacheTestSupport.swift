@@ -113,7 +113,9 @@ func unreachableURL() -> URL {
 }
 
 /// A loopback TCP proxy that forwards requests to `target` and closes every connection after
-/// `cutAfterBytes` bytes of answer: a network drop in the middle of a response.
+/// `cutAfterBytes` bytes of answer: a network drop in the middle of a response. With
+/// `dropAnswersTo` set, a connection that carried a request containing that text gets no answer
+/// at all (the server still receives and runs the request): an answer lost on the way back.
 final class CuttingProxy: @unchecked Sendable {
     let port: Int
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -123,6 +125,21 @@ final class CuttingProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var forwarded = 0
     private var stopped = false
+    private var marker: [UInt8]?
+
+    /// Requests containing this text (e.g. a path) have their answers dropped; nil forwards all.
+    var dropAnswersTo: String? {
+        get { lock.withLock { marker.map { String(decoding: $0, as: UTF8.self) } } }
+        set { lock.withLock { marker = newValue.map { Array($0.utf8) } } }
+    }
+
+    /// Per connection: set once its request side carried the marker.
+    private final class Doomed: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        var isSet: Bool { lock.withLock { value } }
+        func set() { lock.withLock { value = true } }
+    }
 
     var bytesForwarded: Int { lock.withLock { forwarded } }
 
@@ -150,6 +167,12 @@ final class CuttingProxy: @unchecked Sendable {
         close(listener)
     }
 
+    private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        let start = haystack.startIndex
+        return (start...(haystack.endIndex - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+
     private static func loopback(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -168,16 +191,21 @@ final class CuttingProxy: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             guard connected == 0 else { close(client); close(upstream); continue }
-            Thread { [self] in pump(from: client, to: upstream, limited: false) }.start()
-            Thread { [self] in pump(from: upstream, to: client, limited: true) }.start()
+            let doomed = Doomed()
+            Thread { [self] in pump(from: client, to: upstream, limited: false, doomed: doomed) }.start()
+            Thread { [self] in pump(from: upstream, to: client, limited: true, doomed: doomed) }.start()
         }
     }
 
-    private func pump(from source: Int32, to sink: Int32, limited: Bool) {
+    private func pump(from source: Int32, to sink: Int32, limited: Bool, doomed: Doomed) {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count <= 0 { break }
+            if !limited, let marker = lock.withLock({ marker }), Self.contains(buffer[..<count], marker) {
+                doomed.set()  // before the request goes on, so its answer cannot slip through
+            }
+            if limited, doomed.isSet { break }
             var allowed = count
             if limited {
                 allowed = lock.withLock {

@@ -1,20 +1,11 @@
 import CAdw
 import CGtk
 
-/// `AdwLeaflet`: panes side by side that fold into one-at-a-time navigation on narrow windows.
+/// `AdwLeaflet`: panes side by side that fold into one-at-a-time navigation on narrow windows
+/// (built from a `.ui` file, e.g. the workspace's).
 @MainActor
 final class Leaflet: Widget {
-    convenience init() {
-        self.init(sinking: UnsafeMutableRawPointer(adw_leaflet_new()))
-        adw_leaflet_set_can_navigate_back(leaflet, 1)
-    }
-
     private var leaflet: OpaquePointer { halo_adw_leaflet(raw) }
-
-    func append(_ child: Widget, navigatable: Bool = true) {
-        let page = adw_leaflet_append(leaflet, child.widget)
-        adw_leaflet_page_set_navigatable(page, navigatable ? 1 : 0)
-    }
 
     var isFolded: Bool { adw_leaflet_get_folded(leaflet) != 0 }
 

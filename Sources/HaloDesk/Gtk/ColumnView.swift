@@ -1,22 +1,13 @@
 import CGtk
 
-/// A `GtkColumnView` over an `IndexListModel` with multiple selection, one closure factory per
-/// column, and header-click sorting reported as (column key, ascending) for a server-side sort.
+/// A `GtkColumnView` (declared with its columns in a `.ui` file) over an `IndexListModel` with
+/// multiple selection, one closure factory per column, and header-click sorting reported as
+/// (column key, ascending) for a server-side sort.
 @MainActor
 final class ColumnView: Widget {
     /// The GtkMultiSelection wrapped around the row-position model.
     let selection: GObjectRef
     private var columns: [(column: GObjectRef, key: String)] = []
-
-    convenience init(model: IndexListModel) {
-        g_object_ref(model.list.raw) // gtk_multi_selection_new takes ownership of the model
-        let multiSelection: OpaquePointer = gtk_multi_selection_new(model.model)
-        let selectionRaw = UnsafeMutableRawPointer(multiSelection)
-        let selection = GObjectRef(retaining: selectionRaw)
-        // gtk_column_view_new takes the selection's initial reference; we keep our own above.
-        let view: UnsafeMutablePointer<GtkWidget> = gtk_column_view_new(halo_selection_model(selectionRaw))
-        self.init(sinking: UnsafeMutableRawPointer(view), selection: selection)
-    }
 
     private init(sinking raw: UnsafeMutableRawPointer, selection: GObjectRef) {
         self.selection = selection
@@ -31,15 +22,19 @@ final class ColumnView: Widget {
 
     private var selectionModel: OpaquePointer { halo_selection_model(selection.raw) }
 
-    /// Appends a column; `sortKey` makes its header clickable for sorting.
-    func addColumn<Row>(title: String, factory: ListItemFactory<Row>, sortKey: String?, expand: Bool = false, fixedWidth: Int? = nil) {
-        g_object_ref(factory.factory.raw) // gtk_column_view_column_new takes ownership of the factory
-        let column = GObjectRef(adopting: UnsafeMutableRawPointer(
-            gtk_column_view_column_new(title, halo_list_item_factory(factory.factory.raw))))
+    /// Wraps a column view loaded from a `.ui` file (columns declared there) and shows `model` in it.
+    convenience init(loaded view: Widget, model: IndexListModel) {
+        g_object_ref(model.list.raw) // gtk_multi_selection_new takes ownership of the model
+        let selection = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_multi_selection_new(model.model)))
+        gtk_column_view_set_model(halo_column_view(view.raw), halo_selection_model(selection.raw)) // adds its own reference
+        self.init(sinking: view.raw, selection: selection)
+    }
+
+    /// Gives a column of this view (e.g. one declared in a `.ui` file, whose title and widths
+    /// live there) its cell factory, and a sorter when `sortKey` makes its header sort the list.
+    func configureColumn<Row>(_ column: GObjectRef, factory: ListItemFactory<Row>, sortKey: String?) {
         let columnPointer = OpaquePointer(column.raw)
-        gtk_column_view_column_set_expand(columnPointer, expand ? 1 : 0)
-        gtk_column_view_column_set_resizable(columnPointer, 1)
-        if let fixedWidth { gtk_column_view_column_set_fixed_width(columnPointer, gint(fixedWidth)) }
+        gtk_column_view_column_set_factory(columnPointer, halo_list_item_factory(factory.factory.raw))
         if let sortKey {
             let index = columns.count + 1
             let sorter = gtk_custom_sorter_new(sortProbe, UnsafeMutableRawPointer(bitPattern: index), nil)
@@ -49,7 +44,6 @@ final class ColumnView: Widget {
         } else {
             columns.append((column, ""))
         }
-        gtk_column_view_append_column(halo_column_view(raw), columnPointer)
         // The factory's Swift side must outlive the GTK column view: list items are torn down while
         // the view is disposed, possibly after this wrapper is gone. The view's GObject data owns it.
         let box = Unmanaged.passRetained(factory as AnyObject).toOpaque()

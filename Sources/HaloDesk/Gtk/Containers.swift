@@ -72,6 +72,11 @@ final class StatusPage: Widget {
 /// An AdwWindowTitle (header bar title and subtitle).
 @MainActor
 final class WindowTitle: Widget {
+    var title: String {
+        get { swiftString(adw_window_title_get_title(OpaquePointer(raw))) ?? "" }
+        set { adw_window_title_set_title(OpaquePointer(raw), newValue) }
+    }
+
     var subtitle: String {
         get { swiftString(adw_window_title_get_subtitle(OpaquePointer(raw))) ?? "" }
         set { adw_window_title_set_subtitle(OpaquePointer(raw), newValue) }

@@ -64,15 +64,6 @@ extension Editable {
         entry.setAccessibleLabel(accessibleLabel)
         return entry
     }
-
-    /// A search entry; GTK emits `search-changed` after the user paused typing (debounced).
-    static func searchEntry(accessibleLabel: String, placeholder: String, delayMilliseconds: Int = 300) -> Editable {
-        let entry = Editable(sinking: UnsafeMutableRawPointer(gtk_search_entry_new()))
-        gtk_search_entry_set_search_delay(OpaquePointer(entry.raw), guint(delayMilliseconds))
-        entry.setProperty("placeholder-text", placeholder)
-        entry.setAccessibleLabel(accessibleLabel)
-        return entry
-    }
 }
 
 extension Switch {
@@ -119,15 +110,10 @@ final class TextView: Widget {
     }
 }
 
-/// A GtkDropDown over fixed strings.
+/// A GtkDropDown over fixed strings (the widget comes from a `.ui` file).
 @MainActor
 final class DropDown: Widget {
     private(set) var items: [String] = []
-
-    convenience init(accessibleLabel: String) {
-        self.init(sinking: UnsafeMutableRawPointer(gtk_drop_down_new(nil, nil)))
-        setAccessibleLabel(accessibleLabel)
-    }
 
     func setItems(_ strings: [String]) {
         items = strings

@@ -6,14 +6,17 @@ import CGtk
 enum Screenshot {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    static func save(_ window: Window, to path: String) throws {
-        let width = gtk_widget_get_width(window.widget)
-        let height = gtk_widget_get_height(window.widget)
+    /// `part`: a widget inside the window to render alone (e.g. a dialog's content, when the
+    /// dialog window itself paints nothing through a paintable); the whole window by default.
+    static func save(_ window: Window, part: Widget? = nil, to path: String) throws {
+        let target = part ?? window
+        let width = gtk_widget_get_width(target.widget)
+        let height = gtk_widget_get_height(target.widget)
         guard width > 0, height > 0 else { throw Failure(description: "window is not realized (size \(width)x\(height))") }
         guard let renderer = gtk_native_get_renderer(halo_native(window.raw)) else {
             throw Failure(description: "window has no renderer yet")
         }
-        let paintable = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_widget_paintable_new(window.widget)))
+        let paintable = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_widget_paintable_new(target.widget)))
         guard let snapshot = gtk_snapshot_new() else { throw Failure(description: "cannot create a GtkSnapshot") }
         gdk_paintable_snapshot(halo_paintable(paintable.raw), snapshot, Double(width), Double(height))
         guard let node = gtk_snapshot_free_to_node(snapshot) else {
@@ -30,19 +33,29 @@ enum Screenshot {
     }
 
     /// Waits (pumping the main loop) until the window has painted a frame, then saves it.
-    static func saveAfterNextPaint(_ window: Window, to path: String, timeout: Double = 10) throws {
+    static func saveAfterNextPaint(_ window: Window, part: Widget? = nil, to path: String, timeout: Double = 10) throws {
         guard let clock = gtk_widget_get_frame_clock(window.widget) else {
             throw Failure(description: "window has no frame clock (not realized)")
         }
         let clockRef = GObjectRef(retaining: UnsafeMutableRawPointer(clock))
         let painted = Flag()
         let connection = clockRef.on("after-paint") { painted.isSet = true }
-        gtk_widget_queue_draw(window.widget)
         defer { connection.disconnect() }
-        guard MainLoopBridge.iterate(until: { painted.isSet }, timeout: timeout) else {
-            throw Failure(description: "window did not paint within \(timeout) s")
+        // A frame can run without redrawing the widget (its render node then stays empty): wait
+        // for a few frames before giving up.
+        var attempt = 0
+        while true {
+            painted.isSet = false
+            gtk_widget_queue_draw((part ?? window).widget)
+            guard MainLoopBridge.iterate(until: { painted.isSet }, timeout: timeout) else {
+                throw Failure(description: "window did not paint within \(timeout) s")
+            }
+            do {
+                return try save(window, part: part, to: path)
+            } catch is Failure where attempt < 5 {
+                attempt += 1
+            }
         }
-        try save(window, to: path)
     }
 }
 

@@ -10,6 +10,8 @@ final class MainWindow {
     let stack: Stack
     let windowTitle: WindowTitle
     private let toastOverlay: Widget
+    /// Hidden while a page with its own header bars (the workspace) is shown.
+    let headerBar: Widget
     private let loadingSpinner: Spinner
     private let loadingLabel: Label
     private let errorPage: StatusPage
@@ -22,6 +24,8 @@ final class MainWindow {
         stack = try builder.object("content_stack")
         windowTitle = try builder.object("window_title")
         toastOverlay = try builder.object("toast_overlay")
+        headerBar = try builder.object("header_bar")
+        try PrimaryMenu.attach(to: try builder.object("primary_menu_button"))
         loadingSpinner = try builder.object("loading_spinner")
         loadingLabel = try builder.object("loading_label")
         errorPage = try builder.object("error_page")
@@ -59,16 +63,19 @@ final class MainWindow {
         adw_toast_overlay_add_toast(halo_adw_toast_overlay(toastOverlay.raw), toast)
     }
 
-    /// Adds `page` under `name` once; later calls only show it.
-    func show(_ page: Widget, named name: String) {
+    /// Adds `page` under `name` once; later calls only show it. A page that `hasOwnHeaderBars`
+    /// (the workspace: one per pane) replaces the window's header bar while it is shown.
+    func show(_ page: Widget, named name: String, hasOwnHeaderBars: Bool = false) {
         if !stack.hasPage(name) { stack.addPage(page, named: name) }
         loadingSpinner.isSpinning = false
+        headerBar.isVisible = !hasOwnHeaderBars
         stack.visiblePage = name
     }
 
     func showLoading(_ message: String) {
         loadingLabel.text = message
         loadingSpinner.isSpinning = true
+        headerBar.isVisible = true
         stack.visiblePage = "loading"
     }
 
@@ -76,6 +83,7 @@ final class MainWindow {
         errorPage.title = title
         errorPage.details = message
         loadingSpinner.isSpinning = false
+        headerBar.isVisible = true
         stack.visiblePage = "error"
     }
 }

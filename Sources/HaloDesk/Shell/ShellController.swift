@@ -102,10 +102,13 @@ final class ShellController {
         guard let session else { return }
         settings.lastEmail = user.userProfile.email
         saveSettings()
-        window.windowTitle.subtitle = "\(session.title) — \(user.userProfile.displayName ?? user.userProfile.email)"
+        let userName = user.userProfile.displayName ?? user.userProfile.email
+        window.windowTitle.subtitle = "\(session.title) — \(userName)"
         window.stack.removePage("workspace")
         do {
-            window.show(try makeWorkspaceContent(session: session), named: "workspace")
+            let content = try makeWorkspaceContent(session: session)
+            workspaceView?.showSignedIn(workspace: session.title, user: userName)
+            window.show(content, named: "workspace", hasOwnHeaderBars: true)
         } catch {
             fail("The workspace could not be shown: \(error)")
         }

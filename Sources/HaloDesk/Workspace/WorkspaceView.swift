@@ -5,31 +5,46 @@ import HaloServices
 
 /// The workspace: modules | instances | detail in an `AdwLeaflet` (folds on narrow windows).
 ///
-/// It only talks to the server through `session.core.content` (HaloServices); results and errors
-/// go to the toaster as sentences. The lead's main window embeds `widget` and registers the
-/// accelerators `installActions(on:)` returns.
+/// The layout (panes, per-pane header bars, search, buttons, status line) is
+/// `Resources/ui/workspace.ui`; this class wires its behaviour. It only talks to the server
+/// through `session.core.content` (HaloServices); results and errors go to the toaster as
+/// sentences. The main window embeds `widget` (hiding its own header bar, since every pane has
+/// one) and registers the accelerators `installActions(on:)` returns.
 @MainActor
 final class WorkspaceView {
     /// The root widget to embed in the window.
     let widget: Widget
 
     let session: WorkspaceSession
-    let sidebar = ModuleSidebar()
+    let sidebar: ModuleSidebar
     let pager: InstancePager
     let table: InstanceTable
-    let editor = InstanceEditor()
-    let bulk = BulkPanel()
+    let editor: InstanceEditor
+    let bulk: BulkPanel
     let connection = ConnectionState()
-    private var sendingPendingEdits = false
-    let searchEntry = Editable.searchEntry(accessibleLabel: "Filter instances by name", placeholder: "Filter by name")
-    let newButton = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("list-add-symbolic")))
-    let saveButton = Button(label: "Save")
-    let deleteButton = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("user-trash-symbolic")))
-    let statusLabel = Label("", classes: ["dim-label", "caption"])
-    private let leaflet = Leaflet()
-    private let detailStack = Widget(sinking: UnsafeMutableRawPointer(gtk_stack_new()))
-    private let listPane = Box(vertical: true)
-    private let detailPane = Box(vertical: true)
+    /// True while the outbox is being sent.
+    private(set) var isSendingPendingEdits = false
+    /// "3 edits pending · 1 conflict" beside the status line: opens the Pending Edits window;
+    /// hidden when the outbox is empty.
+    let pendingButton: Button
+    /// The Pending Edits window, once opened.
+    private(set) var pendingEditsWindow: PendingEditsWindow?
+    let searchEntry: Editable
+    let newButton: Button
+    let saveButton: Button
+    let deleteButton: Button
+    let statusLabel: Label
+    /// The sidebar's header title ("Modules"); its subtitle names the workspace (`showSignedIn`).
+    let sidebarTitle: WindowTitle
+    /// The detail pane's header title: the open instance (or the size of a multiple selection).
+    let detailTitle: WindowTitle
+    let primaryMenuButton: Widget
+    let listBackButton: Button
+    let detailBackButton: Button
+    private let leaflet: Leaflet
+    private let detailStack: Stack
+    private let listPane: Widget
+    private let detailPane: Widget
     private let toast: @MainActor (String) -> Void
     /// The dialog waiting for an answer (delete confirmation, unsaved changes), if any.
     private(set) var pendingDialog: ConfirmationDialog?
@@ -38,107 +53,48 @@ final class WorkspaceView {
     /// Fields per module id, learnt from the module description or from loaded instances.
     private var knownFields: [String: [FieldDescriptor]] = [:]
     private var isRestoringSelection = false
-    private var backButtons: [Button] = []
 
     init(session: WorkspaceSession, toaster: @escaping @MainActor (String) -> Void) throws {
         self.session = session
         toast = toaster
         pager = InstancePager(content: session.core.content, connection: connection)
-        table = InstanceTable(pager: pager)
+        let builder = try Builder(ui: "workspace")
+        leaflet = try builder.object("leaflet")
         widget = leaflet
-        buildLayout()
+        sidebar = ModuleSidebar(list: try builder.object("module_list"))
+        table = try InstanceTable(pager: pager, builder: builder)
+        editor = try InstanceEditor()
+        bulk = try BulkPanel()
+        searchEntry = try builder.object("search_entry")
+        newButton = try builder.object("new_button")
+        saveButton = try builder.object("save_button")
+        deleteButton = try builder.object("delete_button")
+        statusLabel = try builder.object("status_label")
+        pendingButton = try builder.object("pending_button")
+        sidebarTitle = try builder.object("sidebar_title")
+        detailTitle = try builder.object("detail_title")
+        primaryMenuButton = try builder.object("primary_menu_button")
+        listBackButton = try builder.object("list_back_button")
+        detailBackButton = try builder.object("detail_back_button")
+        detailStack = try builder.object("detail_stack")
+        listPane = try builder.object("list_pane")
+        detailPane = try builder.object("detail_pane")
+        try PrimaryMenu.attach(to: primaryMenuButton)
+        detailStack.addPage(editor.widget, named: "editor")
+        detailStack.addPage(bulk.widget, named: "bulk")
         wireEvents()
+        updateDetailTitle()
         // Show the default order (recently updated first) on its column header.
         table.columnView.sort(byKey: SortBy.updatedAt.rawValue, ascending: false)
         updateStatus()
         loadModules()
     }
 
-    // MARK: Layout
-
-    private func buildLayout() {
-        leaflet.setAccessibleLabel("Workspace")
-        leaflet.append(pane(title: "Modules", content: sidebar.widget, start: [], end: []))
-        leaflet.append(separator(), navigatable: false)
-
-        searchEntry.expand(horizontally: true)
-        newButton.setAccessibleLabel("New instance")
-        newButton.tooltip = "New Instance (Ctrl+N)"
-        let back = backButton()
-        let listToolbar = toolbar([back, searchEntry, newButton])
-        listPane.append(listToolbar)
-        listPane.append(table.widget)
-        let statusBar = Box(vertical: false, spacing: 6)
-        statusBar.setMargins(6)
-        statusBar.append(statusLabel)
-        listPane.append(statusBar)
-        listPane.setSizeRequest(width: 360)
-        listPane.expand(horizontally: true)
-        leaflet.append(listPane)
-        leaflet.append(separator(), navigatable: false)
-
-        saveButton.addCSSClass("suggested-action")
-        saveButton.setAccessibleLabel("Save instance")
-        saveButton.tooltip = "Save (Ctrl+S)"
-        saveButton.isSensitive = false
-        deleteButton.setAccessibleLabel("Delete instance")
-        deleteButton.tooltip = "Delete (Delete)"
-        deleteButton.isSensitive = false
-        let spacer = Box(vertical: false)
-        spacer.expand(horizontally: true)
-        detailPane.append(toolbar([backButton(), spacer, deleteButton, saveButton]))
-        let empty = Widget(sinking: UnsafeMutableRawPointer(adw_status_page_new()))
-        adw_status_page_set_title(OpaquePointer(empty.raw), "No Instance Selected")
-        adw_status_page_set_description(OpaquePointer(empty.raw), "Pick an instance in the list, or create one with Ctrl+N.")
-        adw_status_page_set_icon_name(OpaquePointer(empty.raw), "document-edit-symbolic")
-        // Compact: a pane-sized page, and its 96 px icon exists as PNG (128 px would load librsvg).
-        empty.addCSSClass("compact")
-        let stack = OpaquePointer(detailStack.raw)
-        gtk_stack_add_named(stack, empty.widget, "empty")
-        gtk_stack_add_named(stack, editor.widget.widget, "editor")
-        gtk_stack_add_named(stack, bulk.widget.widget, "bulk")
-        detailStack.expand(horizontally: true, vertically: true)
-        detailPane.append(detailStack)
-        detailPane.setSizeRequest(width: 360)
-        detailPane.expand(horizontally: true)
-        leaflet.append(detailPane)
-    }
-
-    private func pane(title: String, content: Widget, start: [Widget], end: [Widget]) -> Widget {
-        let box = Box(vertical: true)
-        let header = Label(title, classes: ["heading"])
-        header.setMargins(12)
-        box.append(header)
-        box.append(content)
-        return box
-    }
-
-    private func toolbar(_ items: [Widget]) -> Widget {
-        let bar = Box(vertical: false, spacing: 6)
-        bar.addCSSClass("toolbar")
-        items.forEach(bar.append)
-        return bar
-    }
-
-    private func separator() -> Widget {
-        Widget(sinking: UnsafeMutableRawPointer(gtk_separator_new(GTK_ORIENTATION_VERTICAL)))
-    }
-
-    /// Shown only when the leaflet is folded: goes one pane back.
-    private func backButton() -> Button {
-        let button = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("go-previous-symbolic")))
-        button.setAccessibleLabel("Back")
-        button.isVisible = false
-        button.onClicked { [weak self] in
-            guard let self else { return }
-            adw_leaflet_navigate(halo_adw_leaflet(self.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK)
-        }
-        backButtons.append(button) // the handler below reaches it through this array
-        leaflet.onPointer("notify::folded") { [weak self] _ in
-            guard let self else { return }
-            self.backButtons.forEach { $0.isVisible = self.leaflet.isFolded }
-        }
-        return button
+    /// Where the user works, under the sidebar's "Modules" title (the window title is hidden in
+    /// the workspace); its tooltip adds who is signed in (the narrow sidebar has no room for both).
+    func showSignedIn(workspace: String, user: String) {
+        sidebarTitle.subtitle = workspace
+        sidebarTitle.tooltip = "\(workspace) — \(user)"
     }
 
     /// True while the open instance has edits that are not saved (the shell can ask before
@@ -148,9 +104,23 @@ final class WorkspaceView {
     /// True when the window is too narrow for the three panes side by side.
     var isFolded: Bool { leaflet.isFolded }
 
+    /// Shows the pane named "modules", "instances" or "detail" (the leaflet page names in
+    /// workspace.ui); only visible in itself when folded. For keyboard shortcuts and tests.
+    func showPane(named name: String) {
+        adw_leaflet_set_visible_child_name(halo_adw_leaflet(leaflet.raw), name)
+    }
+
     // MARK: Events
 
     private func wireEvents() {
+        // Back buttons are only visible while folded (bound in workspace.ui).
+        for back in [listBackButton, detailBackButton] {
+            back.onClicked { [weak self] in
+                guard let self else { return }
+                adw_leaflet_navigate(halo_adw_leaflet(self.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK)
+            }
+        }
+        editor.onHeaderChanged = { [weak self] in guard let self else { return }; self.updateDetailTitle() }
         sidebar.onSelect = { [weak self] module in
             guard let self else { return }
             guard module.id != self.pager.moduleId else { return } // already shown
@@ -161,7 +131,13 @@ final class WorkspaceView {
         pager.onReset = { [weak self] total in
             guard let self else { return }
             self.table.reload(count: total)
-            self.selectionChanged() // rebuilding the rows cleared the selection
+            // Rebuilding the rows cleared the selection. An instance open in the editor (one just
+            // created, which changed the total) stays open; otherwise the detail follows the selection.
+            if self.visibleDetail == "editor", self.editor.instance?.id != nil {
+                self.deleteButton.isSensitive = true
+            } else {
+                self.selectionChanged()
+            }
             if let id = self.pager.moduleId, self.pager.nameFilter.isEmpty { self.sidebar.setCount(total, forModuleId: id) }
             self.updateStatus()
         }
@@ -172,9 +148,14 @@ final class WorkspaceView {
             self.bulk.updateFields(self.knownFields[self.pager.moduleId ?? ""] ?? [])
         }
         pager.onError = { [weak self] message in guard let self else { return }; self.toast(message) }
-        connection.onChange = { [weak self] in guard let self else { return }; self.updateStatus() }
+        connection.onChange = { [weak self] in
+            guard let self else { return }
+            self.updateStatus()
+            self.pendingEditsWindow?.reload()
+        }
         let content = session.core.content
-        connection.countPendingEdits = { (try? content.outbox().pending().count) ?? 0 }
+        connection.readOutbox = { ((try? content.outbox().entries()).map(OutboxCounts.init)) ?? OutboxCounts() }
+        pendingButton.onClicked { [weak self] in self?.showPendingEdits() }
         connection.onPendingEditsSendable = { [weak self] in self?.sendPendingEdits() }
         connection.refreshPendingEdits()
         table.columnView.onSelectionChanged { [weak self] in guard let self else { return }; self.selectionChanged() }
@@ -302,7 +283,7 @@ final class WorkspaceView {
                 self.detailVisible("bulk")
                 if !self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
                 self.editor.clear()
-                self.bulk.show(count: positions.count, fields: self.knownFields[self.pager.moduleId ?? ""] ?? [])
+                self.bulk.show(fields: self.knownFields[self.pager.moduleId ?? ""] ?? [])
             } onCancel: { [weak self] in guard let self else { return }; self.reselectEditedInstance() }
             return
         }
@@ -337,7 +318,28 @@ final class WorkspaceView {
 
     private func detailVisible(_ name: String) {
         visibleDetail = name
-        gtk_stack_set_visible_child_name(OpaquePointer(detailStack.raw), name)
+        detailStack.visiblePage = name
+        updateDetailTitle()
+    }
+
+    /// The detail header names what the pane shows (the instance, or how many are selected);
+    /// Save only makes sense for one instance.
+    private func updateDetailTitle() {
+        saveButton.isVisible = visibleDetail == "editor"
+        switch visibleDetail {
+        case "editor":
+            detailTitle.title = editor.headerTitle
+            detailTitle.subtitle = editor.headerSubtitle
+        case "bulk":
+            let count = table.columnView.selectedPositions.count
+            detailTitle.title = "\(count) Selected"
+            detailTitle.subtitle = pager.moduleId.flatMap { id in sidebar.modules.first { $0.id == id }?.name } ?? ""
+        default:
+            detailTitle.title = ""
+            detailTitle.subtitle = ""
+        }
+        // A long name is ellipsized in the narrow detail header: the tooltip shows it whole.
+        detailTitle.tooltip = detailTitle.title.isEmpty ? nil : detailTitle.title
     }
 
     private func resolveRelationNames() {
@@ -517,13 +519,52 @@ final class WorkspaceView {
         }
     }
 
-    /// Sends the outbox (edits made while the server was unreachable), once at a time.
-    private func sendPendingEdits() {
-        guard !sendingPendingEdits else { return }
-        sendingPendingEdits = true
+    // MARK: Pending edits
+
+    /// Opens (or brings back) the Pending Edits window.
+    func showPendingEdits() {
+        if let window = pendingEditsWindow, window.window.isVisible {
+            window.reload()
+            window.present()
+            return
+        }
+        do {
+            let window = try PendingEditsWindow(workspace: self, parent: widget)
+            pendingEditsWindow = window
+            window.present()
+        } catch {
+            toast("Could not open the pending edits: \(error)")
+        }
+    }
+
+    /// The outbox changed outside a send (a conflict settled, an edit discarded): the status and
+    /// the list follow, and the rows show the cache's new truth.
+    func pendingEditsChanged() {
+        connection.refreshPendingEdits()
+        updateStatus()
+        pager.refetch()
+    }
+
+    func showToast(_ message: String) { toast(message) }
+
+    /// The kinds of a module's fields as far as the workspace knows them (module description or
+    /// loaded instances).
+    func fieldKinds(moduleId: String) -> [String: FieldKind] {
+        Dictionary((knownFields[moduleId] ?? []).map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Sends the outbox (edits made while the server was unreachable), once at a time; the
+    /// Pending Edits window, if open, shows the outcome.
+    func sendPendingEdits() {
+        guard !isSendingPendingEdits else { return }
+        isSendingPendingEdits = true
+        pendingEditsWindow?.reload()
         let content = session.core.content
         Task { @MainActor in
-            defer { self.sendingPendingEdits = false }
+            defer {
+                self.isSendingPendingEdits = false
+                self.pendingEditsWindow?.reload()
+            }
             do {
                 let report = try await content.outbox().flush()
                 if let networkError = report.networkError {
@@ -532,10 +573,13 @@ final class WorkspaceView {
                 }
                 self.connection.refreshPendingEdits()
                 self.updateStatus()
-                var parts = ["\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent"]
-                if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept)") }
+                var parts: [String] = []
+                if !report.sent.isEmpty { parts.append("\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent") }
+                if !report.conflicts.isEmpty {
+                    parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept, see Pending Edits)")
+                }
                 if !report.failed.isEmpty { parts.append("\(report.failed.count) refused by the server") }
-                self.toast(parts.joined(separator: ", ") + ".")
+                if !parts.isEmpty { self.toast(parts.joined(separator: ", ") + ".") }
                 self.pager.refetch()
             } catch {
                 self.connection.record(error: (error as? HaloError) ?? .cache(message: "\(error)"))
@@ -580,5 +624,9 @@ final class WorkspaceView {
         var parts = [connection.summary]
         if let total = pager.totalItems { parts.append("\(total.formatted()) instance\(total == 1 ? "" : "s")") }
         statusLabel.text = parts.joined(separator: " · ")
+        let outbox = connection.outbox
+        pendingButton.isVisible = outbox.total > 0
+        pendingButton.label = outbox.summary ?? ""
+        pendingButton.setAccessibleLabel("Pending edits: " + (outbox.summary ?? "none") + ". Show them")
     }
 }

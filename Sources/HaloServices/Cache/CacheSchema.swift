@@ -11,6 +11,8 @@ import HaloContentStore
 /// - `cache_sync_log`: the sync log (§14.4).
 /// - `cache_response`: answers kept for offline policies (module list, pocket, search pages).
 /// - `cache_outbox`: edits waiting for the server, in order; conflicts keep the server's copy.
+/// - `cache_outbox_base`: the server's copy of instances a waiting edit covers in the content
+///   tables (see `OutboxShadow`); body NULL when the cache did not hold it.
 enum CacheSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -61,6 +63,9 @@ enum CacheSchema {
                     lastError TEXT
                 );
                 """)
+        }
+        migrator.registerMigration("cache_v2_outbox_base") { db in
+            try db.execute(sql: "CREATE TABLE cache_outbox_base (instanceId TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID")
         }
         return migrator
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HaloContentStore
 import Logging
+import Synchronization
 
 /// The SDK's offline cache of one server: an SQLite file (GRDB, WAL mode so reads never wait
 /// for a sync's writes) holding synced content in the shared content tables, the sync log,
@@ -17,6 +18,9 @@ public final class HaloCache: Sendable {
     public let movedAsideFile: URL?
     let pool: DatabasePool
     let logger: Logging.Logger
+    /// Set while an `Outbox` of this cache sends: one flush at a time per cache, however many
+    /// `Outbox` values the app makes, so no edit is sent twice.
+    let outboxFlushing = Mutex(false)
 
     /// Opens (creating or rebuilding if needed) the cache of the server at `baseURL` in
     /// `$XDG_CACHE_HOME/halo-desk/`.

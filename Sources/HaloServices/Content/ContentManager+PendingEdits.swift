@@ -29,7 +29,8 @@ public enum EditOutcome: Sendable, Hashable {
 extension ContentManager {
     /// Saves `instance` (create without id, update with one), or queues the edit in the outbox.
     public func saveOrQueue(_ instance: ContentInstance) async throws(HaloError) -> EditOutcome {
-        try await sendOrQueue(instanceId: instance.id) { () async throws(HaloError) -> ContentInstance in
+        if instance.id == nil, let outbox = try? outbox() { return try await create(instance, through: outbox) }
+        return try await sendOrQueue(instanceId: instance.id) { () async throws(HaloError) -> ContentInstance in
             try await sendSave(instance)
         } queue: { outbox in
             let entry = instance.id == nil ? try outbox.enqueueCreate(instance) : try outbox.enqueueUpdate(instance)
@@ -73,6 +74,35 @@ extension ContentManager {
             }
         }
         return try keep(in: outbox, queue)
+    }
+
+    /// A create goes through the outbox even online: queued first with the server id it asks for,
+    /// then sent behind the older edits. So when the server applies it but the answer is lost,
+    /// the resend finds the instance under that id instead of creating a duplicate. A refusal by
+    /// the server is thrown (and the create dropped), as for a direct request.
+    private func create(_ instance: ContentInstance, through outbox: Outbox) async throws(HaloError) -> EditOutcome {
+        let entry: OutboxEntry
+        do { entry = try outbox.enqueueCreate(instance) } catch let error as HaloError { throw error } catch {
+            throw .cache(message: "The new instance could not be kept for sending: \(error)")
+        }
+        let report: OutboxFlushReport
+        do {
+            report = try await outbox.flush()
+        } catch {
+            // The whole batch was refused (e.g. no edit rights): like a direct create, nothing is kept.
+            try? outbox.discard(entry)
+            throw (error as? HaloError) ?? .cache(message: "\(error)")
+        }
+        if let refusal = report.refusals[entry.id] {
+            try? outbox.discard(entry)
+            throw refusal
+        }
+        let serverId = entry.instance.id.flatMap(Outbox.serverId(forLocalId:))
+        if let sent = report.sent.first(where: { $0.id != nil && $0.id == serverId }) { return .sent(sent) }
+        if let message = report.networkError?.description {
+            (try? core())?.log.warning("New instance kept in the outbox, the server could not be reached: \(message)")
+        }
+        return .pending(entry.instance, entry: entry)
     }
 
     private func keep(in outbox: Outbox, _ queue: (Outbox) throws -> EditOutcome) throws(HaloError) -> EditOutcome {

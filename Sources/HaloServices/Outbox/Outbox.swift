@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import HaloContentStore
-import Synchronization
 
 /// Edits made while offline (or failing on the network), kept durably in the cache and sent in
 /// order, through batch requests (§13), when the server is reachable again.
@@ -11,16 +10,19 @@ import Synchronization
 /// - Ordered: runs of consecutive entries of one kind go in one batch; batches go one after the
 ///   other, so the server sees the edits in queue order.
 /// - Coalesced: editing a create that was not sent yet rewrites that create; deleting it drops it.
-/// - Visible offline: a create not sent yet is also stored in the cache's content tables under
-///   its local id, so offline search and the synced instances include it until it is sent.
+/// - Visible offline: while an edit waits, the cache's content tables show it (a create under its
+///   local id, an update as edited, a deletion as gone), so offline search, the synced instances
+///   and lookups by id answer with the user's version; once the edit is sent, refused or
+///   discarded they show the server's copy again (see `OutboxShadow`).
+/// - Idempotent creates: a queued create carries, in its local id, the server id it asks for
+///   (`createdOrUpdated` with that id), so a create sent again after its answer was lost finds
+///   the instance instead of duplicating it.
 /// - Never silent: an update the server rejects with 409 (its copy changed after the version the
 ///   edit was based on) becomes a conflict holding both versions, listed by `conflicts()`.
 public final class Outbox: Sendable {
     public let cache: HaloCache
     /// Sends the batches (its environment, TLS policy and token renewal on 401).
     public let core: CoreManager
-    /// One flush at a time, so no edit is sent twice.
-    private let flushing = Mutex(false)
 
     public init(cache: HaloCache, core: CoreManager) {
         self.cache = cache
@@ -28,27 +30,50 @@ public final class Outbox: Sendable {
     }
 
     static let localIdPrefix = "local-"
-    static func isLocalId(_ id: String) -> Bool { id.hasPrefix(localIdPrefix) }
+    /// Whether `id` is the placeholder of a create not sent yet.
+    public static func isLocalId(_ id: String) -> Bool { id.hasPrefix(localIdPrefix) }
+
+    /// A new id in the server's format (24 hex digits: seconds since 1970, then random bytes, as
+    /// ObjectIds are), so the instance keeps it on the server.
+    static func newServerId() -> String {
+        let seconds = UInt32(clamping: Int(Date().timeIntervalSince1970))
+        var bytes = withUnsafeBytes(of: seconds.bigEndian) { Array($0) }
+        var random = SystemRandomNumberGenerator()
+        bytes += (0..<8).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The server id a queued create asks for: the 24 hex digits after `local-`. Nil for local ids
+    /// queued by older versions (random UUIDs), which are sent as plain creates.
+    public static func serverId(forLocalId id: String) -> String? {
+        guard isLocalId(id) else { return nil }
+        let hex = id.dropFirst(localIdPrefix.count)
+        guard hex.count == 24, hex.allSatisfy(\.isHexDigit) else { return nil }
+        return String(hex)
+    }
 
     // MARK: Queueing
 
     /// Queues the creation of `instance` (its id is ignored); returns the entry, whose instance
-    /// carries a local id to refer to it until the server assigns one.
+    /// carries a local id `local-<24 hex>` to refer to it until it is sent. The hex part is the id
+    /// the instance gets on the server (`serverId(forLocalId:)`).
     @discardableResult
     public func enqueueCreate(_ instance: ContentInstance) throws -> OutboxEntry {
         var local = instance
-        local.id = Self.localIdPrefix + UUID().uuidString.lowercased()
+        local.id = Self.localIdPrefix + Self.newServerId()
         return try insert(.create, local)
     }
 
     /// Queues an update. `instance.updatedAt` must be the `updatedAt` of the version the edit was
-    /// based on: the server uses it to detect conflicts.
+    /// based on: the server uses it to detect conflicts. A second edit of an instance whose update
+    /// still waits rewrites that update (both were based on the same server version; sent apart,
+    /// the second would conflict with the first).
     @discardableResult
     public func enqueueUpdate(_ instance: ContentInstance) throws -> OutboxEntry {
         guard let id = instance.id else { throw HaloError.invalidInput(message: "An update needs the instance's id.") }
-        if Self.isLocalId(id), let create = try pendingCreate(localId: id) {
-            try rewrite(create, with: instance)
-            return try entry(id: create) ?? OutboxEntry(id: create, kind: .create, instance: instance, queuedAt: Date(), state: .pending)
+        if let waiting = Self.isLocalId(id) ? try pendingCreate(localId: id) : try pendingUpdate(of: id) {
+            try rewrite(waiting, with: instance)
+            if let rewritten = try entry(id: waiting) { return rewritten }
         }
         return try insert(.update, instance)
     }
@@ -60,7 +85,7 @@ public final class Outbox: Sendable {
         if Self.isLocalId(id), let create = try pendingCreate(localId: id) {
             try cache.write { db in
                 try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [create])
-                try ContentTables.hardDelete(ids: [id], in: db)
+                try OutboxShadow.reconcile(id, in: db)
             }
             return nil
         }
@@ -89,13 +114,25 @@ public final class Outbox: Sendable {
         try entries().filter { if case .conflict = $0.state { return true } else { return false } }
     }
 
-    /// Removes an entry (e.g. a failed one the user gave up on).
+    /// Removes an entry (e.g. a failed one the user gave up on): the edit is lost, and the cache
+    /// shows the server's copy again (or the instance's next waiting edit).
     public func discard(_ entry: OutboxEntry) throws {
         try cache.write { db in
             try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
-            if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
-                try ContentTables.hardDelete(ids: [localId], in: db)
+            if let id = entry.instance.id { try OutboxShadow.reconcile(id, in: db) }
+        }
+    }
+
+    /// Queues a failed entry again as it is (e.g. after the module or the permissions were fixed
+    /// on the server); the next flush sends it.
+    public func retry(_ entry: OutboxEntry) throws {
+        try cache.write { db in
+            try db.execute(sql: "UPDATE cache_outbox SET state = 'pending', lastError = NULL WHERE seq = ? AND state = 'failed'",
+                           arguments: [entry.id])
+            guard db.changesCount == 1 else {
+                throw HaloError.invalidInput(message: "Outbox entry \(entry.id) has not failed.")
             }
+            if let id = entry.instance.id { try OutboxShadow.reconcile(id, in: db) }
         }
     }
 
@@ -105,6 +142,8 @@ public final class Outbox: Sendable {
         guard let stored = try self.entry(id: entry.id), case .conflict(let server) = stored.state else {
             throw HaloError.invalidInput(message: "Outbox entry \(entry.id) is not in conflict.")
         }
+        let copy = try server.storedForm()
+        let instanceId = stored.instance.id ?? copy.id
         switch resolution {
         case .keepMine:
             var mine = stored.instance
@@ -115,12 +154,14 @@ public final class Outbox: Sendable {
                     UPDATE cache_outbox SET body = ?, baseUpdatedAt = ?, state = 'pending', serverCopy = NULL, lastError = NULL
                     WHERE seq = ?
                     """, arguments: [body, server.updatedAt.map(HaloTimestamp.milliseconds(from:)), entry.id])
+                if !copy.id.isEmpty { try OutboxShadow.serverCopyArrived(copy, for: instanceId, in: db) }
+                try OutboxShadow.reconcile(instanceId, in: db)
             }
         case .takeTheirs:
-            let copy = try server.storedForm()
             try cache.write { db in
                 try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
-                if copy.createdAt != nil { try ContentTables.upsert(copy, in: db) }
+                if !copy.id.isEmpty { try OutboxShadow.serverCopyArrived(copy, for: instanceId, in: db) }
+                try OutboxShadow.reconcile(instanceId, in: db)
             }
         }
     }
@@ -133,8 +174,8 @@ public final class Outbox: Sendable {
     @discardableResult
     public func flush() async throws -> OutboxFlushReport {
         // A flush already under way sends everything pending: this call has nothing to add.
-        guard flushing.withLock({ busy in defer { busy = true }; return !busy }) else { return OutboxFlushReport() }
-        defer { flushing.withLock { $0 = false } }
+        guard cache.outboxFlushing.withLock({ busy in defer { busy = true }; return !busy }) else { return OutboxFlushReport() }
+        defer { cache.outboxFlushing.withLock { $0 = false } }
         var report = OutboxFlushReport()
         var blocked = Set<String>()  // instances with an unresolved conflict or failure
         for entry in try entries() where entry.state != .pending {
@@ -160,27 +201,43 @@ public final class Outbox: Sendable {
         return report
     }
 
-    /// The longest run of consecutive pending entries of one kind (not blocked), in queue order.
+    /// The longest run of consecutive pending entries sent as one batch operation kind (not
+    /// blocked), in queue order: the server runs a batch's kinds in its own order (§13.2).
     private func nextRun(excluding blocked: Set<String>) throws -> [OutboxEntry] {
         var run: [OutboxEntry] = []
         for entry in try pending() {
             if let id = entry.instance.id, blocked.contains(id) { continue }
-            if let first = run.first, first.kind != entry.kind { break }
+            if let first = run.first, Self.operation(for: first) != Self.operation(for: entry) { break }
             run.append(entry)
         }
         return run
     }
 
+    /// How an entry goes on the wire: a create that carries its server id is a `createOrUpdate`
+    /// of that id, which a resend cannot duplicate.
+    private static func operation(for entry: OutboxEntry) -> BatchOperationType {
+        switch entry.kind {
+        case .create: return entry.instance.id.flatMap(serverId(forLocalId:)) == nil ? .create : .createOrUpdate
+        case .update: return .update
+        case .delete: return .delete
+        }
+    }
+
     private func send(_ run: [OutboxEntry]) async throws -> BatchResult {
         var operations = BatchOperations()
         for entry in run {
-            switch entry.kind {
+            switch Self.operation(for: entry) {
+            case .createOrUpdate:
+                var fresh = entry.instance
+                fresh.id = entry.instance.id.flatMap(Self.serverId(forLocalId:))
+                fresh.updatedAt = nil  // a resend finds the instance and must not conflict with its own first send
+                operations.createOrUpdate(fresh)
             case .create:
                 var fresh = entry.instance
                 fresh.id = nil
                 operations.create(fresh)
             case .update: operations.update(entry.instance)
-            case .delete: operations.delete(instanceId: entry.instance.id ?? "")
+            case .delete, .truncate: operations.delete(instanceId: entry.instance.id ?? "")
             }
         }
         // Never retried blindly: a batch whose answer was lost may have been applied already.
@@ -200,29 +257,36 @@ public final class Outbox: Sendable {
     private func apply(_ result: BatchResult, to run: [OutboxEntry], report: inout OutboxFlushReport, blocked: inout Set<String>) throws {
         try cache.write { db in
             for (position, entry) in run.enumerated() {
-                let outcome = result.operations.first { $0.position == position && Self.matches($0.operation, entry.kind) }
+                let outcome = result.operations.first { $0.position == position && $0.operation == Self.operation(for: entry) }
                 guard let outcome else {
                     try db.execute(sql: "UPDATE cache_outbox SET lastError = ? WHERE seq = ?",
                                    arguments: ["The batch answer did not mention this edit.", entry.id])
                     if let id = entry.instance.id { blocked.insert(id) }
                     continue
                 }
-                if outcome.success {
+                let redundant = Self.wasAlreadyApplied(entry, outcome)
+                if outcome.success || redundant {
                     let current = try Row.fetchOne(db, sql: "SELECT * FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
                         .map(Self.entry(from:))
-                    if let current, current.instance != entry.instance, entry.kind == .create, let created = outcome.instance {
-                        // Edited while its create was in flight: keep the edit, now as an update of the new instance.
+                    if let current, current.instance != entry.instance, entry.kind != .delete, let created = outcome.instance {
+                        // Edited while in flight: keep the newer edit, as an update based on the server's answer.
                         try Self.turnIntoUpdate(entry.id, edited: current.instance, created: created, in: db)
                     } else {
                         try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
                     }
                     if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
-                        try ContentTables.hardDelete(ids: [localId], in: db)  // the server's copy replaces it
+                        try OutboxShadow.reconcile(localId, in: db)  // the server's copy replaces the local one
                     }
-                    if let instance = outcome.instance {
+                    if let instance = outcome.success ? outcome.instance : outcome.conflictingInstance {
                         report.sent.append(instance)
                         let stored = try instance.storedForm()
-                        if stored.createdAt != nil, !stored.id.isEmpty { try ContentTables.upsert(stored, in: db) }
+                        if !stored.id.isEmpty {
+                            try OutboxShadow.serverCopyArrived(stored, for: stored.id, in: db)
+                            try OutboxShadow.reconcile(stored.id, in: db)
+                        }
+                    } else if redundant, let id = entry.instance.id {  // deleted already: gone from the server
+                        try OutboxShadow.serverCopyArrived(nil, for: id, in: db)
+                        try OutboxShadow.reconcile(id, in: db)
                     }
                 } else if let server = outcome.conflictingInstance {
                     try db.execute(sql: "UPDATE cache_outbox SET state = 'conflict', serverCopy = ?, lastError = ? WHERE seq = ?",
@@ -230,7 +294,11 @@ public final class Outbox: Sendable {
                     var conflicted = entry
                     conflicted.state = .conflict(server: server)
                     report.conflicts.append(conflicted)
-                    if let id = entry.instance.id { blocked.insert(id) }
+                    if let id = entry.instance.id {
+                        blocked.insert(id)
+                        let copy = try server.storedForm()
+                        if copy.id == id { try OutboxShadow.serverCopyArrived(copy, for: id, in: db) }
+                    }
                 } else {
                     let message = outcome.error?.message ?? "The server refused the edit."
                     try db.execute(sql: "UPDATE cache_outbox SET state = 'failed', lastError = ? WHERE seq = ?",
@@ -238,22 +306,37 @@ public final class Outbox: Sendable {
                     var failed = entry
                     failed.state = .failed(message: message)
                     report.failed.append(failed)
-                    if let id = entry.instance.id { blocked.insert(id) }
+                    report.refusals[entry.id] = outcome.error?.haloError ?? .server(status: 400, message: message, extra: nil)
+                    if let id = entry.instance.id {
+                        blocked.insert(id)
+                        try OutboxShadow.reconcile(id, in: db)  // a refused edit no longer hides the server's copy
+                    }
                 }
             }
         }
     }
 
-    private static func matches(_ operation: BatchOperationType, _ kind: OutboxEntry.Kind) -> Bool {
-        switch kind {
-        case .create: return operation == .create
-        case .update: return operation == .update
-        case .delete: return operation == .delete
+    /// Whether a refusal only says the edit is already on the server — a resend after a lost
+    /// answer, or the same change made elsewhere: an update "in conflict" with a copy whose content
+    /// equals mine, or a deletion of an instance the server no longer has.
+    private static func wasAlreadyApplied(_ entry: OutboxEntry, _ outcome: BatchOperationResult) -> Bool {
+        guard !outcome.success else { return false }
+        switch entry.kind {
+        case .delete: return outcome.error?.status == 404
+        case .update: return outcome.conflictingInstance.map { sameContent($0, entry.instance) } ?? false
+        case .create: return false
         }
     }
 
-    /// A create the user edited after it was sent becomes an update of the created instance,
-    /// based on the server's answer (so it cannot conflict with itself).
+    /// Same name, values, tags and publication dates (what an edit can change).
+    static func sameContent(_ one: ContentInstance, _ other: ContentInstance) -> Bool {
+        func tags(_ instance: ContentInstance) -> Set<String> { Set(instance.tagList.map { "\($0.name)=\($0.value ?? "")" }) }
+        return one.name == other.name && one.values == other.values && tags(one) == tags(other)
+            && one.publishedAt == other.publishedAt && one.removedAt == other.removedAt && one.archivedAt == other.archivedAt
+    }
+
+    /// A create or update the user edited again while it was being sent becomes an update of the
+    /// server's resulting instance, based on the server's answer (so it cannot conflict with itself).
     private static func turnIntoUpdate(_ seq: Int64, edited: ContentInstance, created: ContentInstance, in db: Database) throws {
         var update = edited
         update.id = created.id
@@ -276,14 +359,14 @@ public final class Outbox: Sendable {
     private func insert(_ kind: OutboxEntry.Kind, _ instance: ContentInstance) throws -> OutboxEntry {
         let now = Date()
         let body = instance.fullJSON.jsonString(sortedKeys: false)
-        let stored = kind == .create ? try instance.storedForm() : nil
         let seq = try cache.write { db -> Int64 in
+            if let id = instance.id { try OutboxShadow.rememberServerCopy(of: id, in: db) }
             try db.execute(sql: """
                 INSERT INTO cache_outbox(kind, instanceId, moduleId, body, baseUpdatedAt, queuedAt) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [kind.rawValue, instance.id, instance.moduleId, body,
                                  instance.updatedAt.map(HaloTimestamp.milliseconds(from:)), HaloTimestamp.milliseconds(from: now)])
             let seq = db.lastInsertedRowID
-            if let stored { try ContentTables.upsert(stored, in: db) }
+            if let id = instance.id { try OutboxShadow.reconcile(id, in: db) }
             return seq
         }
         return OutboxEntry(id: seq, kind: kind, instance: instance, queuedAt: now, state: .pending)
@@ -296,13 +379,23 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Rewrites a create not sent yet (and its local copy in the content tables).
+    /// The newest entry of `id` when it is an update still waiting to be sent.
+    private func pendingUpdate(of id: String) throws -> Int64? {
+        try cache.read { db in
+            guard let newest = try Row.fetchOne(db, sql: "SELECT seq, kind, state FROM cache_outbox WHERE instanceId = ? ORDER BY seq DESC LIMIT 1",
+                                                arguments: [id]),
+                  newest["kind"] as String == OutboxEntry.Kind.update.rawValue, newest["state"] as String == "pending"
+            else { return nil }
+            return newest["seq"]
+        }
+    }
+
+    /// Rewrites a create or an update not sent yet (and its local copy in the content tables).
     private func rewrite(_ seq: Int64, with instance: ContentInstance) throws {
-        let stored = try instance.storedForm()
         try cache.write { db in
             try db.execute(sql: "UPDATE cache_outbox SET body = ? WHERE seq = ?",
                            arguments: [instance.fullJSON.jsonString(sortedKeys: false), seq])
-            try ContentTables.upsert(stored, in: db)
+            if let id = instance.id { try OutboxShadow.reconcile(id, in: db) }
         }
     }
 

@@ -32,11 +32,16 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 /// What one `Outbox.flush()` did.
 public struct OutboxFlushReport: Sendable, Equatable {
     /// Entries the server accepted (removed from the outbox), with the server's resulting instance.
+    /// Also done, though refused, are edits the server already had — an update whose "conflicting"
+    /// copy has the same content (listed with that copy), a deletion of an instance already gone
+    /// (not listed) — typically resends after a lost answer.
     public var sent: [ContentInstance] = []
     /// Entries that became conflicts in this flush.
     public var conflicts: [OutboxEntry] = []
     /// Entries the server refused for another reason.
     public var failed: [OutboxEntry] = []
+    /// The server's refusal of each entry in `failed`, by entry id (status and message).
+    public var refusals: [Int64: HaloError] = [:]
     /// Set when the server could not be reached; everything not yet sent stays pending.
     public var networkError: HaloError?
 }

@@ -77,6 +77,7 @@ extension HaloCache {
     private static func apply(key: String, upserts: [WireInstance], deletions: [String], in db: Database) throws {
         try ContentTables.apply(.updated(upserts), in: db)
         if !deletions.isEmpty { try ContentTables.apply(.deleted(deletions), in: db) }
+        try OutboxShadow.syncApplied(upserts: upserts, deletions: deletions, in: db)  // waiting edits stay visible
         for module in Set(upserts.map(\.module)) {
             try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, module])
         }

@@ -41,7 +41,9 @@ enum GUITestEnvironment {
         try requireDisplay()
         guard !gtkReady else { return }
         setenv("GSK_RENDERER", "cairo", 0)
-        setenv("GTK_A11Y", "none", 0)
+        // GTK's test accessibility backend: no AT-SPI bus traffic, but accessible names are kept
+        // so AccessibilityAudit can read them back (with "none" they are dropped).
+        setenv("GTK_A11Y", "test", 1)
         gtk_init()
         adw_init()
         MainLoopBridge.install()

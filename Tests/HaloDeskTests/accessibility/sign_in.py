@@ -3,7 +3,7 @@
 
 Usage: sign_in.py APP_NAME EMAIL TIMEOUT_SECONDS
 Finds the Email entry and the Sign In button by their accessible names, types the email,
-presses the button, and waits for the window title to show the signed-in user.
+presses the button, and waits for the workspace (its "Modules" sidebar header) to show.
 Prints each step; exits 0 on success, 1 with what it saw otherwise.
 """
 import sys
@@ -15,9 +15,10 @@ from gi.repository import GLib
 
 def named(node, text):
     """GTK 4.8 exposes a labelled widget's name as its label property followed by its visible
-    text ("_Sign In Sign In"); later GTK versions give just "Sign In". Accept both forms."""
+    text ("_Sign In Sign In", "Save instance _Save"); later GTK versions give just the label
+    property. Accept both forms."""
     name = (node.name or "").replace("_", "")
-    return name in (text, text + " " + text)
+    return name == text or name.startswith(text + " ")
 
 
 def find(node, predicate, depth=0):
@@ -52,21 +53,27 @@ def app_named(name):
     return None
 
 
+def sign_in(app, email, deadline):
+    """Types `email` into the Email entry, presses Sign In, and waits for the signed-in title."""
+    button = wait_for("button 'Sign In'", lambda: find(app, lambda n: named(n, "Sign In")
+                                                       and n.getRole() == pyatspi.ROLE_PUSH_BUTTON), deadline)
+    entry = wait_for("entry 'Email'", lambda: find(app, lambda n: named(n, "Email")
+                                                    and "EditableText" in pyatspi.listInterfaces(n)), deadline)
+    entry.queryEditableText().setTextContents(email)
+    print("typed email")
+    button.queryAction().doAction(0)
+    print("pressed Sign In")
+    # Signed in, the workspace shows: its sidebar header is titled "Modules".
+    wait_for("signed-in workspace", lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL
+                                                  and n.name == "Modules"), deadline)
+
+
 def main():
     app_name, email, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
     deadline = time.time() + timeout
     try:
         app = wait_for("application " + app_name, lambda: app_named(app_name), deadline)
-        button = wait_for("button 'Sign In'", lambda: find(app, lambda n: named(n, "Sign In")
-                                                           and n.getRole() == pyatspi.ROLE_PUSH_BUTTON), deadline)
-        entry = wait_for("entry 'Email'", lambda: find(app, lambda n: named(n, "Email")
-                                                        and "EditableText" in pyatspi.listInterfaces(n)), deadline)
-        entry.queryEditableText().setTextContents(email)
-        print("typed email")
-        button.queryAction().doAction(0)
-        print("pressed Sign In")
-        wait_for("signed-in window title", lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL
-                                                         and "Local workspace \u2014 " in (n.name or "")), deadline)
+        sign_in(app, email, deadline)
         return 0
     except TimeoutError as error:
         print(error)

@@ -1,18 +1,22 @@
 import HaloServices
 
-/// Online/offline as the last request saw it, plus pending (not yet sent) edits.
+/// Online/offline as the last request saw it, plus the outbox: edits waiting to be sent, in
+/// conflict, or refused.
 ///
-/// Pending edits are read from the SDK's outbox after every request; when a request succeeds
-/// while edits wait, `onPendingEditsSendable` lets the workspace flush them.
+/// The outbox is read after every request; when a request succeeds while edits wait,
+/// `onPendingEditsSendable` lets the workspace flush them.
 @MainActor
 final class ConnectionState {
     private(set) var isOnline = true
     private(set) var lastError: String?
-    private(set) var pendingEdits = 0
+    /// What the outbox held at the last refresh.
+    private(set) var outbox = OutboxCounts()
+    /// Edits waiting to be sent.
+    var pendingEdits: Int { outbox.waiting }
     /// Called whenever the state changes (the status area re-renders).
     var onChange: (@MainActor () -> Void)?
-    /// Counts the edits waiting in the outbox (set by the workspace; 0 when unset).
-    var countPendingEdits: (@MainActor () -> Int)?
+    /// Reads the outbox's counts (set by the workspace; empty when unset).
+    var readOutbox: (@MainActor () -> OutboxCounts)?
     /// The server answered while edits wait: time to send them.
     var onPendingEditsSendable: (@MainActor () -> Void)?
 
@@ -37,7 +41,7 @@ final class ConnectionState {
     }
 
     func refreshPendingEdits() {
-        pendingEdits = countPendingEdits?() ?? 0
+        outbox = readOutbox?() ?? OutboxCounts()
     }
 
     /// A network failure means offline; a server answer (even an error) means the server is reachable.
@@ -52,10 +56,8 @@ final class ConnectionState {
         onChange?()
     }
 
-    /// The status line: "Online", "Offline — <reason>", plus pending edits when there are some.
+    /// The status line: "Online" or "Offline — <reason>" (the outbox has its own button).
     var summary: String {
-        var text = isOnline ? "Online" : "Offline" + (lastError.map { " — \($0)" } ?? "")
-        if pendingEdits > 0 { text += " · \(pendingEdits) pending edit\(pendingEdits == 1 ? "" : "s")" }
-        return text
+        isOnline ? "Online" : "Offline" + (lastError.map { " — \($0)" } ?? "")
     }
 }

@@ -6,38 +6,24 @@ import HaloServices
 @MainActor
 final class BulkPanel {
     let widget: Widget
-    private let box = Box(vertical: true, spacing: 8)
-    private let heading = Label("", classes: ["title-2"])
-    let fieldChooser = DropDown(accessibleLabel: "Field to change")
-    let valueEntry = Editable.entry(accessibleLabel: "New value for the chosen field", placeholder: "New value")
-    let applyButton = Button(label: "Apply to Selection")
-    let deleteButton = Button(label: "Delete Selection…")
-    let report = Label("", classes: [], wrap: true, selectable: true)
+    let fieldChooser: DropDown
+    let valueEntry: Editable
+    let applyButton: Button
+    let deleteButton: Button
+    let report: Label
     private(set) var fields: [FieldDescriptor] = []
     var onApply: (@MainActor (FieldDescriptor, String) -> Void)?
     var onDelete: (@MainActor () -> Void)?
 
-    init() {
-        box.setMargins(18)
-        box.append(heading)
-        box.append(Label("Set one field on every selected instance", classes: ["heading"]))
-        let row = Box(vertical: false, spacing: 6)
-        row.append(fieldChooser)
-        valueEntry.expand(horizontally: true)
-        row.append(valueEntry)
-        box.append(row)
-        applyButton.addCSSClass("suggested-action")
-        applyButton.setAccessibleLabel("Apply the value to every selected instance")
-        deleteButton.addCSSClass("destructive-action")
-        deleteButton.setAccessibleLabel("Delete every selected instance")
-        let buttons = Box(vertical: false, spacing: 6)
-        buttons.append(applyButton)
-        buttons.append(deleteButton)
-        box.append(buttons)
-        box.append(report)
-        let scroller = ScrolledWindow(child: box)
-        scroller.expand(horizontally: true, vertically: true)
-        widget = scroller
+    /// Loads `Resources/ui/bulk-panel.ui`.
+    init() throws {
+        let builder = try Builder(ui: "bulk-panel")
+        widget = try builder.object("bulk_panel")
+        fieldChooser = try builder.object("field_chooser")
+        valueEntry = try builder.object("value_entry")
+        applyButton = try builder.object("apply_button")
+        deleteButton = try builder.object("delete_selection_button")
+        report = try builder.object("report_label")
         applyButton.onClicked { [weak self] in
             guard let self else { return }
             guard let index = self.fieldChooser.selectedIndex, self.fields.indices.contains(index) else { return }
@@ -46,9 +32,9 @@ final class BulkPanel {
         deleteButton.onClicked { [weak self] in guard let self else { return }; self.onDelete?() }
     }
 
-    /// Prepares the panel for `count` selected instances whose fields are `fields`.
-    func show(count: Int, fields: [FieldDescriptor]) {
-        heading.text = "\(count) instances selected"
+    /// Prepares the panel for a new selection whose instances have `fields` (the detail header
+    /// says how many are selected).
+    func show(fields: [FieldDescriptor]) {
         updateFields(fields)
         report.text = ""
     }

@@ -30,8 +30,11 @@ final class InstanceEditor {
     }
 
     let widget: Widget
-    private let content = Box(vertical: true, spacing: 6)
-    let nameEntry = Editable.entry(accessibleLabel: "Instance name", placeholder: "Name (required)")
+    /// Metadata and the name come from `instance-editor.ui`; the per-field rows are built here
+    /// into `fieldsBox` (their number and kinds depend on the module).
+    private let metadataLabel: Label
+    private let fieldsBox: Box
+    let nameEntry: Editable
     private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
     /// Related-instance buttons by instance id (labels become names once resolved).
     private(set) var relationButtons: [String: [Button]] = [:]
@@ -45,16 +48,21 @@ final class InstanceEditor {
     var onDirtyChanged: (@MainActor (Bool) -> Void)?
     /// The user clicked a relation: open the related instance.
     var onOpenRelation: (@MainActor (String) -> Void)?
+    /// The title and subtitle for the detail pane's header bar changed (an instance was shown or cleared).
+    var onHeaderChanged: (@MainActor () -> Void)?
 
-    init() {
-        content.setMargins(18)
-        // A clamp keeps the form readable on wide windows (GNOME HIG).
-        let clamp = Widget(sinking: UnsafeMutableRawPointer(adw_clamp_new()))
-        adw_clamp_set_maximum_size(OpaquePointer(clamp.raw), 720)
-        adw_clamp_set_child(OpaquePointer(clamp.raw), content.widget)
-        let scroller = ScrolledWindow(child: clamp)
-        scroller.expand(horizontally: true, vertically: true)
-        widget = scroller
+    /// The header bar title: the instance's name ("New Instance" while creating one).
+    private(set) var headerTitle = ""
+    /// The header bar subtitle: the publication state ("Not saved yet" while creating).
+    private(set) var headerSubtitle = ""
+
+    /// Loads `Resources/ui/instance-editor.ui`.
+    init() throws {
+        let builder = try Builder(ui: "instance-editor")
+        widget = try builder.object("instance_editor")
+        metadataLabel = try builder.object("metadata_label")
+        fieldsBox = try builder.object("fields_box")
+        nameEntry = try builder.object("name_entry")
         nameEntry.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
     }
 
@@ -65,27 +73,25 @@ final class InstanceEditor {
         self.instance = instance
         self.isNew = isNew
         setDirty(isNew)
-        content.removeAll()
+        fieldsBox.removeAll()
         inputs = []
         relationButtons = [:]
         imageCaptions = [:]
 
-        let title = Label(isNew ? "New instance" : (instance.name.isEmpty ? "Untitled" : instance.name), classes: ["title-2"], wrap: true)
-        content.append(title)
-        content.append(Label(metadataText(instance, isNew: isNew), classes: ["dim-label"], wrap: true, selectable: true))
-
-        content.append(heading("Name"))
+        headerTitle = isNew ? "New Instance" : (instance.name.isEmpty ? "Untitled" : instance.name)
+        headerSubtitle = isNew ? "Not saved yet" : InstanceState(instance: instance).label
+        metadataLabel.text = metadataText(instance, isNew: isNew)
         nameEntry.text = instance.name
-        content.append(nameEntry)
 
         for field in fields {
-            content.append(heading("\(field.name) · \(field.kind.caption)"))
+            fieldsBox.append(heading("\(field.name) · \(field.kind.caption)"))
             let value = instance.values[field.name]
             let input = makeInput(for: field, value: value)
-            content.append(input.widget)
+            fieldsBox.append(input.widget)
             inputs.append((field, input))
-            extras(for: field, value: value).forEach(content.append)
+            extras(for: field, value: value).forEach(fieldsBox.append)
         }
+        onHeaderChanged?()
     }
 
     /// The edited instance, validated: a name is required and each value must fit its field kind.
@@ -95,6 +101,8 @@ final class InstanceEditor {
         guard !name.isEmpty else { throw FieldValueError("An instance needs a name.") }
         edited.name = name
         for (field, input) in inputs {
+            // A field left as shown keeps its stored value: the text may be lossy (dates to the minute).
+            if input.text == FieldValueText.display(edited.values[field.name], kind: field.kind) { continue }
             if let value = try FieldValueText.parse(input.text, kind: field.kind, field: field.name) {
                 edited.values[field.name] = value
             } else {
@@ -109,12 +117,19 @@ final class InstanceEditor {
 
     /// Clears the pane (nothing selected).
     func clear() {
+        isPopulating = true
+        defer { isPopulating = false }
         instance = nil
         isNew = false
         setDirty(false)
-        content.removeAll()
+        fieldsBox.removeAll()
+        nameEntry.text = ""
+        metadataLabel.text = ""
+        headerTitle = ""
+        headerSubtitle = ""
         inputs = []
         relationButtons = [:]
+        onHeaderChanged?()
     }
 
     /// Relabels relation buttons with the related instances' names.

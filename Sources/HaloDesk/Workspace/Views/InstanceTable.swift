@@ -22,42 +22,44 @@ final class InstanceTable {
     /// Rebinding rows (splice) drops their selection; while restoring it, selection events are muted.
     private(set) var isRestoringSelection = false
 
-    init(pager: InstancePager) {
+    /// Takes the column view, its scroller and its columns (titles, widths) from `workspace.ui`;
+    /// the cells are made here, one label per column, because their text comes from the pager.
+    init(pager: InstancePager, builder: Builder) throws {
         self.pager = pager
-        columnView = ColumnView(model: model)
-        columnView.setAccessibleLabel("Instances")
-        columnView.addCSSClass("instance-list")
-        let scroller = ScrolledWindow(child: columnView, horizontalScrolling: true)
-        scroller.expand(horizontally: true, vertically: true)
-        widget = scroller
-        addColumn("Name", sortKey: SortBy.name.rawValue, expand: true) { $0.name.isEmpty ? "Untitled" : $0.name }
-        addColumn("Updated", sortKey: SortBy.updatedAt.rawValue, numeric: true) { instance in
+        columnView = ColumnView(loaded: try builder.object("instance_table"), model: model)
+        widget = try builder.object("instance_scroller")
+        try configure(builder.object("name_column"), sortKey: SortBy.name.rawValue, tooltip: true) { $0.name.isEmpty ? "Untitled" : $0.name }
+        try configure(builder.object("updated_column"), sortKey: SortBy.updatedAt.rawValue, numeric: true) { instance in
             (instance.updatedAt ?? instance.createdAt).formatted(date: .abbreviated, time: .omitted)
         }
-        addColumn("Published", sortKey: SortBy.publishedAt.rawValue, numeric: true) { instance in
+        try configure(builder.object("published_column"), sortKey: SortBy.publishedAt.rawValue, numeric: true) { instance in
             instance.publishedAt?.formatted(date: .abbreviated, time: .omitted) ?? "—"
         }
-        addColumn("State", sortKey: nil) { InstanceState(instance: $0).label }
-        addColumn("Tags", sortKey: nil) { instance in
+        try configure(builder.object("state_column"), sortKey: nil) { InstanceState(instance: $0).label }
+        try configure(builder.object("tags_column"), sortKey: nil, tooltip: true) { instance in
             instance.tagList.map { tag in tag.value.map { "\(tag.name): \($0)" } ?? tag.name }.joined(separator: ", ")
         }
     }
 
-    private func addColumn(_ title: String, sortKey: String?, expand: Bool = false, numeric: Bool = false,
+    /// `tooltip`: long texts (names, tags) can be ellipsized, so the cell's tooltip shows them whole.
+    private func configure(_ column: GObjectRef, sortKey: String?, numeric: Bool = false, tooltip: Bool = false,
                            text: @escaping @MainActor (ContentInstance) -> String) {
         let pager = pager
         let factory = ListItemFactory<Cell>(
             makeRow: { let cell = Cell(numeric: numeric); return (cell, cell.label) },
             bind: { cell, position in
                 if let instance = pager.instance(at: position) {
-                    cell.label.text = text(instance)
+                    let shown = text(instance)
+                    cell.label.text = shown
+                    if tooltip { cell.label.tooltip = shown.isEmpty ? nil : shown }
                     cell.label.removeCSSClass("dim-label")
                 } else {
                     cell.label.text = "…"
+                    cell.label.tooltip = nil
                     cell.label.addCSSClass("dim-label")
                 }
             })
-        columnView.addColumn(title: title, factory: factory, sortKey: sortKey, expand: expand)
+        columnView.configureColumn(column, factory: factory, sortKey: sortKey)
     }
 
     /// Makes the rows in `range` show their (new) data, keeping the selection.

@@ -5,7 +5,6 @@ import HaloServices
 /// The left pane: the app's modules with their instance counts (a navigation-sidebar list).
 @MainActor
 final class ModuleSidebar {
-    let widget: Widget
     private let list: Widget
     private(set) var modules: [Module] = []
     private var countLabels: [Label] = []
@@ -13,15 +12,9 @@ final class ModuleSidebar {
     /// Called when the user picks a module (not when `select(moduleId:)` is called).
     var onSelect: (@MainActor (Module) -> Void)?
 
-    init() {
-        list = Widget(sinking: UnsafeMutableRawPointer(gtk_list_box_new()))
-        list.addCSSClass("navigation-sidebar")
-        list.setAccessibleLabel("Modules")
-        gtk_list_box_set_selection_mode(OpaquePointer(list.raw), GTK_SELECTION_BROWSE)
-        let scroller = ScrolledWindow(child: list)
-        scroller.expand(vertically: true)
-        scroller.setSizeRequest(width: 200)
-        widget = scroller
+    /// `list`: the GtkListBox of `workspace.ui` (browse selection, navigation-sidebar style).
+    init(list: Widget) {
+        self.list = list
         list.onPointer("row-selected") { [weak self] row in
             guard let self else { return }
             guard !self.isUpdatingSelection, let row else { return }
@@ -30,13 +23,14 @@ final class ModuleSidebar {
         }
     }
 
-    /// Replaces the list; counts show "…" until `setCount` fills them.
+    /// Replaces the list; counts show "…" until `setCount` fills them. Rows are made here, one per
+    /// module the server lists (a name and a count label: too small to deserve a template).
     func show(_ modules: [Module]) {
         isUpdatingSelection = true
         defer { isUpdatingSelection = false }
         while let child = gtk_widget_get_first_child(list.widget) { gtk_list_box_remove(OpaquePointer(list.raw), child) }
         self.modules = modules
-        countLabels = modules.map { module in
+        countLabels = modules.enumerated().map { index, module in
             let row = Box(vertical: false, spacing: 12)
             row.setMargins(6)
             let name = Label(module.name ?? "Untitled module", classes: [])
@@ -45,6 +39,9 @@ final class ModuleSidebar {
             row.append(name)
             row.append(count)
             gtk_list_box_append(OpaquePointer(list.raw), row.widget)
+            // The row (not its labels) is what screen readers focus: name it until the count arrives.
+            rowWidget(at: index).map { Widget(retaining: UnsafeMutableRawPointer($0)) }?
+                .setAccessibleLabel(module.name ?? "Untitled module")
             return count
         }
     }

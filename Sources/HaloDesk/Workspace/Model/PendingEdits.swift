@@ -1,0 +1,114 @@
+import Foundation
+import HaloServices
+
+/// How many outbox entries wait, conflict or failed: the status area's button and the Pending
+/// Edits window's subtitle say it the same way.
+struct OutboxCounts: Equatable {
+    var waiting = 0
+    var conflicts = 0
+    var failed = 0
+
+    init(waiting: Int = 0, conflicts: Int = 0, failed: Int = 0) {
+        self.waiting = waiting
+        self.conflicts = conflicts
+        self.failed = failed
+    }
+
+    init(_ entries: [OutboxEntry]) {
+        for entry in entries {
+            switch entry.state {
+            case .pending: waiting += 1
+            case .conflict: conflicts += 1
+            case .failed: failed += 1
+            }
+        }
+    }
+
+    var total: Int { waiting + conflicts + failed }
+
+    /// "3 edits pending · 1 conflict · 1 failed"; nil when the outbox is empty.
+    var summary: String? {
+        guard total > 0 else { return nil }
+        var parts: [String] = []
+        if waiting > 0 { parts.append("\(waiting) edit\(waiting == 1 ? "" : "s") pending") }
+        if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s")") }
+        if failed > 0 { parts.append("\(failed) failed") }
+        return parts.joined(separator: " · ")
+    }
+}
+
+/// One outbox entry as the Pending Edits window shows it.
+struct PendingEditRow {
+    /// A field whose value differs between my version and the server's (conflicts).
+    struct Difference: Equatable {
+        let field: String
+        let mine: String
+        let theirs: String
+    }
+
+    let entry: OutboxEntry
+    /// The kinds of the module's fields, to show values as the editor does (dates, yes/no).
+    var fieldKinds: [String: FieldKind] = [:]
+
+    /// "New", "Changed" or "Deleted".
+    var kindLabel: String {
+        switch entry.kind {
+        case .create: return "New"
+        case .update: return "Changed"
+        case .delete: return "Deleted"
+        }
+    }
+
+    var name: String {
+        let name = entry.instance.name.trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? "Unnamed instance" : name
+    }
+
+    /// "Waiting", "Conflict: the server's copy changed" or "Failed: <the server's message>".
+    var stateLabel: String {
+        switch entry.state {
+        case .pending: return entry.lastError.map { "Waiting (last attempt: \($0))" } ?? "Waiting"
+        case .conflict: return "Conflict: the server's copy changed after this edit was made"
+        case .failed(let message): return "Failed: \(message)"
+        }
+    }
+
+    /// "Changed · Products · queued 21 Nov, 22:05".
+    func subtitle(moduleName: String?) -> String {
+        [kindLabel, moduleName ?? entry.instance.moduleId, "queued \(Self.queuedFormatter.string(from: entry.queuedAt))"]
+            .joined(separator: " · ")
+    }
+
+    /// For a conflict, the fields whose values differ, mine next to the server's (name first,
+    /// then values by field name); empty for other states.
+    var differences: [Difference] {
+        guard case .conflict(let server) = entry.state else { return [] }
+        let mine = entry.instance
+        var result: [Difference] = []
+        if mine.name != server.name { result.append(Difference(field: "Name", mine: mine.name, theirs: server.name)) }
+        for field in Set(mine.values.keys).union(server.values.keys).sorted() where mine.values[field] != server.values[field] {
+            let kind = fieldKinds[field] ?? .text
+            result.append(Difference(field: field, mine: Self.text(mine.values[field], kind), theirs: Self.text(server.values[field], kind)))
+        }
+        if Set(mine.tagList.map(\.name)) != Set(server.tagList.map(\.name)) {
+            result.append(Difference(field: "Tags", mine: mine.tagList.map(\.name).sorted().joined(separator: ", "),
+                                     theirs: server.tagList.map(\.name).sorted().joined(separator: ", ")))
+        }
+        if mine.publishedAt != server.publishedAt {
+            result.append(Difference(field: "Published", mine: mine.publishedAt.map(FieldValueText.format(date:)) ?? "—",
+                                     theirs: server.publishedAt.map(FieldValueText.format(date:)) ?? "—"))
+        }
+        return result
+    }
+
+    private static func text(_ value: JSONValue?, _ kind: FieldKind) -> String {
+        let shown = FieldValueText.display(value, kind: kind)
+        return shown.isEmpty ? "—" : shown
+    }
+
+    private static let queuedFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "d MMM, HH:mm"
+        return formatter
+    }()
+}
