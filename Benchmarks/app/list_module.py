@@ -7,49 +7,19 @@ Signs in (typing PASSWORD when given, else with the prefilled local-workspace ac
 module MODULE_NAME in the sidebar through the AT-SPI Selection interface, and waits until a label
 contains EXPECTED_STATUS (e.g. "100,000 instances"). Exits 0 on success, 1 with what it saw.
 """
+import os
 import sys
 import time
 
 import pyatspi
-from gi.repository import GLib
 
-
-def find(node, predicate, depth=0):
-    if node is None or depth > 40:
-        return None
-    try:
-        if predicate(node):
-            return node
-        for child in node:
-            found = find(child, predicate, depth + 1)
-            if found is not None:
-                return found
-    except GLib.Error:  # nodes can vanish while we walk the tree
-        return None
-    return None
-
-
-def wait_for(description, lookup, deadline):
-    while time.time() < deadline:
-        found = lookup()
-        if found is not None:
-            print("found", description, flush=True)
-            return found
-        time.sleep(0.2)
-    raise TimeoutError("timed out waiting for " + description)
-
-
-def app_named(name):
-    for app in pyatspi.Registry.getDesktop(0):
-        if app is not None and app.name == name:
-            return app
-    return None
+# The AT-SPI helpers of the accessibility tests (tree search, waiting, GTK 4.8's doubled names).
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../Tests/HaloDeskTests/accessibility"))
+from sign_in import app_named, find, named, wait_for  # noqa: E402
 
 
 def is_button(node, text):
-    # GTK 4.8 repeats a labelled button's name ("Sign In Sign In"); accept both forms.
-    name = (node.name or "").replace("_", "")
-    return node.getRole() == pyatspi.ROLE_PUSH_BUTTON and name in (text, text + " " + text)
+    return node.getRole() == pyatspi.ROLE_PUSH_BUTTON and named(node, text)
 
 
 def module_list(app, module):
