@@ -29,7 +29,8 @@ let package = Package(
         // C libraries: module maps and shim headers only (macros and variadics wrapped as inline functions).
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
         .systemLibrary(name: "CAdw", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // No pkgConfig: it would link libcurl at start-up; CCurl/shim.h opens it on first use.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
 
         // The content tables and the HALO search language over them. Shared by the server's storage

@@ -19,13 +19,12 @@ public final class CurlTransport: Sendable {
     private let idleHandles = Mutex<[EasyHandle]>([])
     private static let maximumIdleHandles = 8
 
-    /// `curl_global_init` must run once per process, before any other curl call.
-    private static let globalInit: Void = { _ = curl_global_init(3) }()  // CURL_GLOBAL_DEFAULT
-
-    public init() { _ = Self.globalInit }
+    /// libcurl is opened (and `curl_global_init` run) on the first transfer, not at start-up:
+    /// see Sources/CCurl/shim.h.
+    public init() {}
 
     deinit {
-        for handle in idleHandles.withLock({ $0 }) { curl_easy_cleanup(handle.pointer) }
+        for handle in idleHandles.withLock({ $0 }) { halo_curl_easy_cleanup(handle.pointer) }
     }
 
     /// Performs `request`. Non-2xx statuses are returned, not thrown: the caller interprets them.
@@ -62,10 +61,10 @@ public final class CurlTransport: Sendable {
 
     fileprivate func takeHandle() -> EasyHandle? {
         if let handle = idleHandles.withLock({ $0.popLast() }) {
-            curl_easy_reset(handle.pointer)  // keeps the connection cache
+            halo_curl_easy_reset(handle.pointer)  // keeps the connection cache
             return handle
         }
-        return curl_easy_init().map(EasyHandle.init)
+        return halo_curl_easy_init().map(EasyHandle.init)
     }
 
     fileprivate func returnHandle(_ handle: EasyHandle) {
@@ -74,7 +73,7 @@ public final class CurlTransport: Sendable {
             handles.append(handle)
             return true
         }
-        if !kept { curl_easy_cleanup(handle.pointer) }
+        if !kept { halo_curl_easy_cleanup(handle.pointer) }
     }
 
     /// One transfer's inputs, handed to its thread.
@@ -85,7 +84,10 @@ public final class CurlTransport: Sendable {
         let context: TransferContext
 
         func run() -> Result<HTTPResponse, HaloError> {
-            guard let handle = transport.takeHandle() else { return .failure(.network(message: "libcurl could not create a handle")) }
+            guard let handle = transport.takeHandle() else {
+                let reason = halo_curl_open().map { String(cString: $0) } ?? "it could not create a handle"
+                return .failure(.configuration(message: "libcurl is not usable: \(reason) (install libcurl4)"))
+            }
             defer { transport.returnHandle(handle) }
             return context.perform(request, options: options, on: handle.pointer)
         }
@@ -144,7 +146,7 @@ private final class TransferContext: @unchecked Sendable {
 
     func perform(_ request: HTTPRequest, options: TransferOptions, on curl: UnsafeMutableRawPointer) -> Result<HTTPResponse, HaloError> {
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { halo_curl_slist_free_all(headerList) }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         defer { errorBuffer.deallocate() }
@@ -191,9 +193,9 @@ private final class TransferContext: @unchecked Sendable {
             _ = halo_curl_setopt_string(curl, CURLOPT_COPYPOSTFIELDS, "")
         }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            headerList = halo_curl_slist_append(headerList, "\(name): \(value)")
         }
-        headerList = curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
+        headerList = halo_curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
         _ = halo_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
 
         let this = Unmanaged.passUnretained(self).toOpaque()
@@ -235,7 +237,7 @@ private final class TransferContext: @unchecked Sendable {
         _ = halo_curl_setopt_pointer(curl, CURLOPT_XFERINFODATA, this)
 
         if cancelled.load(ordering: .relaxed) { return .failure(.cancelled) }
-        let code = curl_easy_perform(curl)
+        let code = halo_curl_easy_perform(curl)
         if let sinkError { return .failure(sinkError) }
         guard code == CURLE_OK else {
             return .failure(error(for: code, detail: String(cString: errorBuffer), url: request.url))
@@ -251,7 +253,7 @@ private final class TransferContext: @unchecked Sendable {
     }
 
     private func error(for code: CURLcode, detail: String, url: URL) -> HaloError {
-        let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let reason = detail.isEmpty ? String(cString: halo_curl_easy_strerror(code)) : detail
         let host = url.host ?? url.absoluteString
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where cancelled.load(ordering: .relaxed):
