@@ -29,6 +29,32 @@ final class MainWindowTests: XCTestCase {
         }
     }
 
+    /// The shortcuts window is not built at start-up; Ctrl+? (win.show-help-overlay) builds it once
+    /// and shows it over the main window, and closing it only hides it.
+    func testShortcutsWindowIsBuiltOnFirstUse() throws {
+        try MainActor.assumeIsolated {
+            let app = try GUITestEnvironment.sharedApplication()
+            let window = try MainWindow(application: app)
+            window.window.present()
+            defer { window.window.destroy() }
+            XCTAssertNil(window.shortcuts, "built at start-up")
+
+            g_action_group_activate_action(OpaquePointer(window.window.raw), "show-help-overlay", nil)
+            let shortcuts = try XCTUnwrap(window.shortcuts, "Ctrl+? did not build the shortcuts window")
+            XCTAssertTrue(MainLoopBridge.iterate(until: { shortcuts.isVisible }, timeout: 10), "the shortcuts window did not show")
+            XCTAssertEqual(gtk_window_get_transient_for(shortcuts.window), window.window.window)
+            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("shortcuts-window.png").path
+            try Screenshot.saveAfterNextPaint(shortcuts, to: path)
+
+            gtk_window_close(shortcuts.window)
+            XCTAssertTrue(MainLoopBridge.iterate(until: { !shortcuts.isVisible }, timeout: 10))
+            g_action_group_activate_action(OpaquePointer(window.window.raw), "show-help-overlay", nil)
+            XCTAssertTrue(window.shortcuts === shortcuts, "the shortcuts window was built twice")
+            XCTAssertTrue(MainLoopBridge.iterate(until: { shortcuts.isVisible }, timeout: 10))
+            gtk_window_close(shortcuts.window)
+        }
+    }
+
     /// Mean of (r+g+b)/3 over the image, 0…1, read back through GdkTexture.
     @MainActor
     private static func averageLuminance(ofPNG path: String) throws -> Double {

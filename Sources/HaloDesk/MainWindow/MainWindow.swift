@@ -39,22 +39,26 @@ final class MainWindow {
         Actions.add("show-help-overlay", to: window) { [unowned self] in self.showShortcuts() }
     }
 
-    private var shortcutsWindow: Window?
+    /// The keyboard shortcuts window, once it was asked for.
+    private(set) var shortcuts: Window?
 
     /// Opens the keyboard shortcuts window (Ctrl+?), building it the first time.
     func showShortcuts() {
-        if shortcutsWindow == nil {
+        if shortcuts == nil {
             do {
-                let shortcuts: Window = try Builder(ui: "help-overlay").object("help_overlay")
-                gtk_window_set_transient_for(shortcuts.window, window.window)
-                gtk_window_set_hide_on_close(shortcuts.window, 1)
-                shortcutsWindow = shortcuts
+                let built: Window = try Builder(ui: "help-overlay").object("help_overlay")
+                // As the window's help overlay its rows show the application's accelerators, it is
+                // modal, hides on close and goes with the window; GTK's own show-help-overlay action
+                // replaces this one from now on.
+                gtk_application_window_set_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self),
+                                                        OpaquePointer(built.raw))
+                shortcuts = built
             } catch {
                 showToast("The keyboard shortcuts could not be shown: \(error)")
                 return
             }
         }
-        shortcutsWindow?.present()
+        shortcuts?.present()
     }
 
     /// Shows a short message at the bottom of the window (libadwaita toast).
