@@ -123,7 +123,8 @@ public final class SyncEngine: Sendable {
         let report: @Sendable () -> Void = {
             progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: counter.total, request: number))
         }
-        let writer = SyncChunkWriter(cache: cache, key: key) { applied in
+        // A first sync (no window start) may go in bulk: see `SyncChunkWriter`.
+        let writer = SyncChunkWriter(cache: cache, key: key, bulkCandidate: from == nil, announcedTotal: { counter.total }) { applied in
             counter.add(applied)
             report()
         }
@@ -265,9 +266,9 @@ private struct SyncApplier {
     }
 
     /// Checks the answer was complete, then commits the rest with the new sync point and log entry.
-    /// A sync cancelled by then stops short of the commit (the earlier chunks stay, as after a cut).
+    /// A sync cancelled by then stops short of the commit (earlier chunks written one transaction
+    /// each stay, as after a cut; a bulk first sync rolls back whole).
     mutating func finish(query: SyncQuery, isCancelled: () -> Bool) throws -> SyncLogEntry {
-        try writer.close()
         try parser.finish()
         guard let timestamp else {
             throw HaloError.invalidResponse(status: 200, message: "The sync answer has no numeric \"syncTimestamp\".")
@@ -277,7 +278,8 @@ private struct SyncApplier {
             syncDate: HaloTimestamp.date(fromMilliseconds: Double(timestamp)), locale: query.locale,
             creations: counts.created, updates: counts.updated, deletions: counts.deleted)
         if isCancelled() { throw HaloError.cancelled }
-        try cache.finishSync(key: key, locale: query.locale.rawValue, entry: entry, upserts: upserts, deletions: deletions)
+        try writer.finish(upserts: upserts, deletions: deletions,
+                          completion: SyncChunkWriter.Completion(locale: query.locale.rawValue, entry: entry))
         return entry
     }
 }
