@@ -169,6 +169,48 @@ final class SyncTests: XCTestCase {
         try await assertCacheMatchesServer(cache, key: module, moduleIds: modules)
     }
 
+    /// A first sync smaller than what the cache holds is not worth rebuilding every index for:
+    /// it commits chunk by chunk, so a cancelled one keeps its committed chunks (and the indexes).
+    func testFirstSyncSmallerThanTheCacheCommitsChunkByChunk() async throws {
+        let modules = try await server.admin.seedBenchmark(instances: 10_000, modules: 2)
+        let cache = try temporaryCache()
+        let sync = try engine(cache)
+        _ = try await sync.sync(SyncQuery(moduleId: modules[0]))
+        try cache.write { db in
+            try ContentTables.upsert(WireInstance(id: String(repeating: "f", count: 24), module: "other", name: "one more", createdAt: 1), in: db)
+        }
+        XCTAssertTrue(try cache.prefersBulkFirstSync(announcedTotal: 5_001))
+        XCTAssertFalse(try cache.prefersBulkFirstSync(announcedTotal: 5_000))
+        XCTAssertFalse(try cache.prefersBulkFirstSync(announcedTotal: nil))
+
+        let once = OnceFlag()
+        let cancelled = DispatchSemaphore(value: 0)
+        let started = expectation(description: "second chunk committed")
+        let handle = sync.start(SyncQuery(moduleId: modules[1])) { progress in
+            if progress.itemsDone >= 2 * SyncEngine.chunkSize, progress.itemsDone < 5_000, once.claim() {
+                started.fulfill()
+                cancelled.wait()
+            }
+        }
+        await fulfillment(of: [started], timeout: 60)
+        handle.cancel()
+        cancelled.signal()
+        do {
+            _ = try await handle.result
+            XCTFail("a cancelled sync must not report success")
+        } catch let error as HaloError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        let partial = try cache.read { db in try ContentTables.count(moduleId: modules[1], in: db) }
+        XCTAssertGreaterThanOrEqual(partial, 2 * SyncEngine.chunkSize, "the chunks written before the cancel stay")
+        XCTAssertLessThan(partial, 5_000)
+        XCTAssertEqual(try contentIndexNames(cache), try contentIndexNames(temporaryCache()))
+
+        let entries = try await sync.sync(SyncQuery(moduleId: modules[1]))
+        XCTAssertEqual(entries.first?.creations, 5_000)
+        try await assertCacheMatchesServer(cache, key: modules[1], moduleIds: [modules[1]])
+    }
+
     func testConnectionDroppedMidAnswerKeepsStateAndNextSyncCompletes() async throws {
         let modules = try await server.admin.seedBenchmark(instances: 3_000, modules: 1)
         let module = modules[0]

@@ -21,6 +21,9 @@ final class SyncChunkWriter: @unchecked Sendable {
     struct Completion {
         let locale: String
         let entry: SyncLogEntry
+        /// Asked again just before the commit: a cancel that came while earlier chunks were
+        /// still being written stops the sync point from moving.
+        let isCancelled: @Sendable () -> Bool
     }
 
     private enum Item {
@@ -139,6 +142,7 @@ final class SyncChunkWriter: @unchecked Sendable {
             try cache.applySyncChunk(key: key, upserts: upserts, deletions: deletions)
             onApplied(upserts.count + deletions.count)
         case .finish(let upserts, let deletions, let completion):
+            if completion.isCancelled() { throw HaloError.cancelled }
             try cache.finishSync(key: key, locale: completion.locale, entry: completion.entry, upserts: upserts, deletions: deletions)
         }
     }
@@ -154,6 +158,7 @@ final class SyncChunkWriter: @unchecked Sendable {
                         try HaloCache.apply(key: key, upserts: upserts, deletions: deletions, in: db)
                         onApplied(upserts.count + deletions.count)
                     case .finish(let upserts, let deletions, let completion):
+                        if completion.isCancelled() { throw HaloError.cancelled }
                         try HaloCache.apply(key: key, upserts: upserts, deletions: deletions, in: db)
                         try HaloCache.recordSyncPoint(key: key, locale: completion.locale, entry: completion.entry, in: db)
                         return

@@ -266,7 +266,7 @@ private struct SyncApplier {
     /// Checks the answer was complete, then commits the rest with the new sync point and log entry.
     /// A sync cancelled by then stops short of the commit (earlier chunks written one transaction
     /// each stay, as after a cut; a bulk first sync rolls back whole).
-    mutating func finish(query: SyncQuery, isCancelled: () -> Bool) throws -> SyncLogEntry {
+    mutating func finish(query: SyncQuery, isCancelled: @escaping @Sendable () -> Bool) throws -> SyncLogEntry {
         try parser.finish()
         guard let timestamp else {
             throw HaloError.invalidResponse(status: 200, message: "The sync answer has no numeric \"syncTimestamp\".")
@@ -276,8 +276,8 @@ private struct SyncApplier {
             syncDate: HaloTimestamp.date(fromMilliseconds: Double(timestamp)), locale: query.locale,
             creations: counts.created, updates: counts.updated, deletions: counts.deleted)
         if isCancelled() { throw HaloError.cancelled }
-        try writer.finish(upserts: upserts, deletions: deletions,
-                          completion: SyncChunkWriter.Completion(locale: query.locale.rawValue, entry: entry))
+        try writer.finish(upserts: upserts, deletions: deletions, completion: SyncChunkWriter.Completion(
+            locale: query.locale.rawValue, entry: entry, isCancelled: isCancelled))
         return entry
     }
 }
