@@ -160,10 +160,55 @@ final class SyncTests: XCTestCase {
         let state = try XCTUnwrap(cache.syncState(key: module))
         XCTAssertTrue(state.firstSyncInProgress)
         XCTAssertNil(state.syncTimestamp, "the sync point did not move")
+        // The bulk first sync rolled back whole, its dropped indexes with it.
+        XCTAssertEqual(try cache.read { db in try ContentTables.count(moduleId: module, in: db) }, 0)
+        XCTAssertEqual(try contentIndexNames(cache), try contentIndexNames(temporaryCache()))
 
         let entries = try await sync.sync(SyncQuery(moduleId: module))
         XCTAssertEqual(entries.first?.creations, 6_000)
         try await assertCacheMatchesServer(cache, key: module, moduleIds: modules)
+    }
+
+    /// A first sync smaller than what the cache holds is not worth rebuilding every index for:
+    /// it commits chunk by chunk, so a cancelled one keeps its committed chunks (and the indexes).
+    func testFirstSyncSmallerThanTheCacheCommitsChunkByChunk() async throws {
+        let modules = try await server.admin.seedBenchmark(instances: 10_000, modules: 2)
+        let cache = try temporaryCache()
+        let sync = try engine(cache)
+        _ = try await sync.sync(SyncQuery(moduleId: modules[0]))
+        try cache.write { db in
+            try ContentTables.upsert(WireInstance(id: String(repeating: "f", count: 24), module: "other", name: "one more", createdAt: 1), in: db)
+        }
+        XCTAssertTrue(try cache.prefersBulkFirstSync(announcedTotal: 5_001))
+        XCTAssertFalse(try cache.prefersBulkFirstSync(announcedTotal: 5_000))
+        XCTAssertFalse(try cache.prefersBulkFirstSync(announcedTotal: nil))
+
+        let once = OnceFlag()
+        let cancelled = DispatchSemaphore(value: 0)
+        let started = expectation(description: "second chunk committed")
+        let handle = sync.start(SyncQuery(moduleId: modules[1])) { progress in
+            if progress.itemsDone >= 2 * SyncEngine.chunkSize, progress.itemsDone < 5_000, once.claim() {
+                started.fulfill()
+                cancelled.wait()
+            }
+        }
+        await fulfillment(of: [started], timeout: 60)
+        handle.cancel()
+        cancelled.signal()
+        do {
+            _ = try await handle.result
+            XCTFail("a cancelled sync must not report success")
+        } catch let error as HaloError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        let partial = try cache.read { db in try ContentTables.count(moduleId: modules[1], in: db) }
+        XCTAssertGreaterThanOrEqual(partial, 2 * SyncEngine.chunkSize, "the chunks written before the cancel stay")
+        XCTAssertLessThan(partial, 5_000)
+        XCTAssertEqual(try contentIndexNames(cache), try contentIndexNames(temporaryCache()))
+
+        let entries = try await sync.sync(SyncQuery(moduleId: modules[1]))
+        XCTAssertEqual(entries.first?.creations, 5_000)
+        try await assertCacheMatchesServer(cache, key: modules[1], moduleIds: [modules[1]])
     }
 
     func testConnectionDroppedMidAnswerKeepsStateAndNextSyncCompletes() async throws {
@@ -217,7 +262,7 @@ final class SyncTests: XCTestCase {
         let output = Pipe()
         child.standardOutput = output
         try child.run()
-        // Wait until the child has committed at least two chunks, then kill it mid-stream.
+        // Wait until the child has written at least two chunks, then kill it mid-stream.
         var seen = ""
         var done = 0
         while done < 2 * SyncEngine.chunkSize {
@@ -239,9 +284,12 @@ final class SyncTests: XCTestCase {
         XCTAssertEqual(try cache.integrityCheck(), ["ok"])
         let state = try XCTUnwrap(cache.syncState(key: modules[0]))
         XCTAssertTrue(state.firstSyncInProgress)
+        // A first sync into an empty cache is one bulk transaction (indexes built at its end):
+        // killed before its commit, it leaves what `beginSync` committed — no rows of the module,
+        // and every content index still there.
         let partial = try cache.read { db in try ContentTables.count(moduleId: modules[0], in: db) }
-        XCTAssertGreaterThanOrEqual(partial, 2 * SyncEngine.chunkSize)
-        XCTAssertLessThan(partial, 10_000)
+        XCTAssertEqual(partial, 0)
+        XCTAssertEqual(try contentIndexNames(cache), try contentIndexNames(temporaryCache()))
 
         let entries = try await engine(cache).sync(SyncQuery(moduleId: modules[0]))
         XCTAssertEqual(entries.first?.creations, 10_000)
@@ -271,6 +319,13 @@ final class SyncTests: XCTestCase {
         XCTAssertThrowsError(try truncated.finish())
         var notObject = SyncStreamParser()
         XCTAssertThrowsError(try Data("[1]".utf8).withUnsafeBytes { try notObject.feed($0) { _ in } })
+    }
+}
+
+/// The content indexes of a cache, by name (a fresh cache has them all).
+func contentIndexNames(_ cache: HaloCache) throws -> [String] {
+    try cache.read { db in
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'content_%' ORDER BY name")
     }
 }
 

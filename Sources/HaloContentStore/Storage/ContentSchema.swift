@@ -39,12 +39,6 @@ enum ContentSchema {
                 customerId INTEGER,
                 revision INTEGER
             );
-            CREATE INDEX content_instance_module_created ON content_instance(module, createdAt);
-            CREATE INDEX content_instance_module_updated ON content_instance(module, updatedAt);
-            CREATE INDEX content_instance_module_deleted ON content_instance(module, deletedAt);
-            CREATE INDEX content_instance_created ON content_instance(createdAt);
-            CREATE INDEX content_instance_updated ON content_instance(updatedAt);
-            CREATE INDEX content_instance_deleted ON content_instance(deletedAt) WHERE deletedAt IS NOT NULL;
 
             CREATE TABLE content_body (
                 pk INTEGER PRIMARY KEY,
@@ -73,11 +67,6 @@ enum ContentSchema {
                 trigram INTEGER NOT NULL DEFAULT 0,
                 PRIMARY KEY (instance, field, ord)
             ) WITHOUT ROWID;
-            CREATE INDEX content_value_lookup ON content_value(field, kind, num, str, folded);
-            -- The strings `like` must scan even with a trigram pattern (long or non-ASCII ones);
-            -- kind and trigram are listed so that the scan never reads the table (covering).
-            CREATE INDEX content_value_untrigrammed ON content_value(field, str, folded, kind, trigram)
-                WHERE kind = 3 AND trigram = 0;
             \(TrigramIndex.schemaSQL)
 
             CREATE TABLE content_tag (
@@ -87,8 +76,38 @@ enum ContentSchema {
                 value TEXT NOT NULL,
                 PRIMARY KEY (instance, ord)
             ) WITHOUT ROWID;
-            CREATE INDEX content_tag_lookup ON content_tag(name, value);
             """)
+        for index in secondaryIndexes { try db.execute(sql: index.createSQL) }
+    }
+
+    /// The indexes that only speed up reads (no constraint depends on them), so that a bulk load
+    /// can drop them and build each in one sorted pass at the end
+    /// (`ContentTables.withSecondaryIndexesDeferred`).
+    static let secondaryIndexes: [SecondaryIndex] = [
+        SecondaryIndex("content_instance_module_created", on: "content_instance(module, createdAt)"),
+        SecondaryIndex("content_instance_module_updated", on: "content_instance(module, updatedAt)"),
+        SecondaryIndex("content_instance_module_deleted", on: "content_instance(module, deletedAt)"),
+        SecondaryIndex("content_instance_created", on: "content_instance(createdAt)"),
+        SecondaryIndex("content_instance_updated", on: "content_instance(updatedAt)"),
+        SecondaryIndex("content_instance_deleted", on: "content_instance(deletedAt) WHERE deletedAt IS NOT NULL"),
+        SecondaryIndex("content_value_lookup", on: "content_value(field, kind, num, str, folded)"),
+        // The strings `like` must scan even with a trigram pattern (long or non-ASCII ones); kind
+        // and trigram are listed so that the scan never reads the table (covering).
+        SecondaryIndex("content_value_untrigrammed",
+                       on: "content_value(field, str, folded, kind, trigram) WHERE kind = 3 AND trigram = 0"),
+        SecondaryIndex("content_tag_lookup", on: "content_tag(name, value)"),
+    ]
+
+    struct SecondaryIndex {
+        let name: String
+        /// `table(columns) [WHERE …]`
+        let definition: String
+        init(_ name: String, on definition: String) {
+            self.name = name
+            self.definition = definition
+        }
+        var createSQL: String { "CREATE INDEX IF NOT EXISTS \(name) ON \(definition)" }
+        var dropSQL: String { "DROP INDEX IF EXISTS \(name)" }
     }
 }
 

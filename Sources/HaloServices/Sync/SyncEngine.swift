@@ -6,6 +6,7 @@ public struct SyncProgress: Sendable, Hashable {
     /// The module id or name of the query.
     public var moduleKey: String
     /// Created, updated and deleted items applied so far (both requests of a first sync count).
+    /// A large first sync writes them in one transaction, committed when its answer is complete.
     public var itemsDone: Int
     /// Items the server announced for the current request (`x-halo-sync-total`), when it did.
     public var totalItems: Int?
@@ -41,13 +42,14 @@ public final class SyncHandle: Sendable {
 }
 
 /// Runs syncs (§14) of a server into a `HaloCache`, streaming each answer: the bytes are parsed
-/// as they arrive, one instance at a time, and stored in chunked transactions, so a module of
-/// any size syncs in flat memory. Several modules may sync at once (each on its own thread).
+/// as they arrive, one instance at a time, and stored chunk by chunk (see `SyncChunkWriter`), so
+/// a module of any size syncs in flat memory. Several modules may sync at once (each on its own thread).
 ///
 /// The requests go through `core` (`CoreManager.perform(_:streamingTo:)`): its environment, SSL
 /// pinning, http-only-for-loopback rule and token renewal on 401 apply to syncs as to any call.
 public final class SyncEngine: Sendable {
-    /// Instances per write transaction: large enough to amortise commits, small enough for flat memory.
+    /// Instances per chunk handed to the cache (one transaction each, except in a bulk first
+    /// sync): large enough to amortise commits, small enough for flat memory.
     public static let chunkSize = 2_000
 
     public let cache: HaloCache
@@ -123,11 +125,12 @@ public final class SyncEngine: Sendable {
         let report: @Sendable () -> Void = {
             progress?(SyncProgress(moduleKey: key, itemsDone: counter.value, totalItems: counter.total, request: number))
         }
-        let writer = SyncChunkWriter(cache: cache, key: key) { applied in
+        // A first sync (no window start) may go in bulk: see `SyncChunkWriter`.
+        let writer = SyncChunkWriter(cache: cache, key: key, bulkCandidate: from == nil, announcedTotal: { counter.total }) { applied in
             counter.add(applied)
             report()
         }
-        let sink = SyncSink(applier: SyncApplier(cache: cache, key: key, writer: writer), flag: flag, counter: counter, report: report)
+        let sink = SyncSink(applier: SyncApplier(writer: writer), flag: flag, counter: counter, report: report)
         do {
             _ = try await core.perform(call, streamingTo: sink)
         } catch {
@@ -217,10 +220,8 @@ private final class ProgressCounter: @unchecked Sendable {
 
 /// Turns the streamed answer into chunked cache writes: decodes each element as the parser cuts
 /// it out and hands every `SyncEngine.chunkSize` items to the writer thread; the last chunk
-/// commits with the sync point, after the writer has drained.
+/// goes to the same thread, which commits it with the sync point.
 private struct SyncApplier {
-    let cache: HaloCache
-    let key: String
     let writer: SyncChunkWriter
     private var parser = SyncStreamParser()
     private var upserts: [WireInstance] = []
@@ -228,9 +229,7 @@ private struct SyncApplier {
     private var timestamp: Int64?
     private var counts = (created: 0, updated: 0, deleted: 0)
 
-    init(cache: HaloCache, key: String, writer: SyncChunkWriter) {
-        self.cache = cache
-        self.key = key
+    init(writer: SyncChunkWriter) {
         self.writer = writer
     }
 
@@ -265,9 +264,9 @@ private struct SyncApplier {
     }
 
     /// Checks the answer was complete, then commits the rest with the new sync point and log entry.
-    /// A sync cancelled by then stops short of the commit (the earlier chunks stay, as after a cut).
-    mutating func finish(query: SyncQuery, isCancelled: () -> Bool) throws -> SyncLogEntry {
-        try writer.close()
+    /// A sync cancelled by then stops short of the commit (earlier chunks written one transaction
+    /// each stay, as after a cut; a bulk first sync rolls back whole).
+    mutating func finish(query: SyncQuery, isCancelled: @escaping @Sendable () -> Bool) throws -> SyncLogEntry {
         try parser.finish()
         guard let timestamp else {
             throw HaloError.invalidResponse(status: 200, message: "The sync answer has no numeric \"syncTimestamp\".")
@@ -277,7 +276,8 @@ private struct SyncApplier {
             syncDate: HaloTimestamp.date(fromMilliseconds: Double(timestamp)), locale: query.locale,
             creations: counts.created, updates: counts.updated, deletions: counts.deleted)
         if isCancelled() { throw HaloError.cancelled }
-        try cache.finishSync(key: key, locale: query.locale.rawValue, entry: entry, upserts: upserts, deletions: deletions)
+        try writer.finish(upserts: upserts, deletions: deletions, completion: SyncChunkWriter.Completion(
+            locale: query.locale.rawValue, entry: entry, isCancelled: isCancelled))
         return entry
     }
 }

@@ -8,7 +8,8 @@ import HaloContentStore
 /// Consistency: each chunk is its own transaction and every chunk leaves each instance in a state
 /// the server really had (upserts and deletions are idempotent). The sync point of a module
 /// (`syncTimestamp`) only moves in the transaction that applies the answer's last chunk, so a
-/// sync cut off anywhere is simply re-run from the previous point by the next sync.
+/// sync cut off anywhere is simply re-run from the previous point by the next sync. A large first
+/// sync is instead one transaction from its first chunk to the sync point (`SyncChunkWriter`).
 extension HaloCache {
     /// Where the sync of `key` stands.
     struct SyncState: Equatable {
@@ -58,23 +59,37 @@ extension HaloCache {
 
     /// Applies the answer's last chunk, moves the sync point and appends the log entry, atomically.
     func finishSync(key: String, locale: String, entry: SyncLogEntry, upserts: [WireInstance], deletions: [String]) throws {
-        let timestamp = HaloTimestamp.milliseconds(from: entry.syncDate)
         try write { db in
             try Self.apply(key: key, upserts: upserts, deletions: deletions, in: db)
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, ?, 0)
-                """, arguments: [key, locale, timestamp])
-            try db.execute(sql: """
-                INSERT INTO cache_sync_log(syncKey, moduleId, moduleName, syncDate, locale, creations, updates, deletions)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [key, entry.moduleId, entry.moduleName, timestamp, entry.locale?.rawValue,
-                                 entry.creations, entry.updates, entry.deletions])
+            try Self.recordSyncPoint(key: key, locale: locale, entry: entry, in: db)
         }
     }
 
+    /// Whether a first sync announcing `announcedTotal` items (nil: not announced) should be
+    /// written as one bulk transaction (`SyncChunkWriter`): only when the answer is at least as
+    /// large as everything the cache already holds, since the bulk path rebuilds the content
+    /// indexes over every stored row at its end.
+    func prefersBulkFirstSync(announcedTotal: Int?) throws -> Bool {
+        let stored = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0 }
+        return (announcedTotal ?? 0) >= stored
+    }
+
+    /// Moves the sync point of `key` and appends the log entry (inside the caller's transaction).
+    static func recordSyncPoint(key: String, locale: String, entry: SyncLogEntry, in db: Database) throws {
+        let timestamp = HaloTimestamp.milliseconds(from: entry.syncDate)
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, ?, 0)
+            """, arguments: [key, locale, timestamp])
+        try db.execute(sql: """
+            INSERT INTO cache_sync_log(syncKey, moduleId, moduleName, syncDate, locale, creations, updates, deletions)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [key, entry.moduleId, entry.moduleName, timestamp, entry.locale?.rawValue,
+                             entry.creations, entry.updates, entry.deletions])
+    }
+
     /// Upserts (created and updated alike: clients upsert, §14.2), then deletions, and records
-    /// which module ids `key` covers.
-    private static func apply(key: String, upserts: [WireInstance], deletions: [String], in db: Database) throws {
+    /// which module ids `key` covers (inside the caller's transaction).
+    static func apply(key: String, upserts: [WireInstance], deletions: [String], in db: Database) throws {
         try ContentTables.apply(.updated(upserts), in: db)
         if !deletions.isEmpty { try ContentTables.apply(.deleted(deletions), in: db) }
         try OutboxShadow.syncApplied(upserts: upserts, deletions: deletions, in: db)  // waiting edits stay visible

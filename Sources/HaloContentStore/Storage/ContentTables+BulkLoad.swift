@@ -1,0 +1,44 @@
+import GRDB
+
+// MARK: - Bulk loads (a first sync into an empty cache, seeding)
+
+extension ContentTables {
+    /// Runs `body` — typically many `upsert(contentsOf:in:)` calls — with the read-only secondary
+    /// indexes (metadata, value lookup, unindexed strings, tags) dropped, then builds each of
+    /// them again in one sorted pass.
+    ///
+    /// Why: maintaining those B-trees row by row costs a random page access per value row; for
+    /// a load of many rows into few stored ones, `CREATE INDEX` after the load (a sort, then a
+    /// sequential write) costs a fraction of that. It pays only when the load is large compared
+    /// with what is stored (the rebuild covers every row of the tables).
+    ///
+    /// Must run inside one transaction (a GRDB `write` block): other connections keep seeing the
+    /// last commit, indexes included, and a rollback or a killed process brings the dropped
+    /// indexes back with everything else. If `body` throws, the indexes are rebuilt before the
+    /// error propagates, so the transaction is never left without them even if committed.
+    /// Searches run inside `body`, on the same connection, would be slow (no indexes).
+    /// The trigram index is not involved: upserts keep maintaining it batch by batch.
+    public static func withSecondaryIndexesDeferred<T>(in db: Database, _ body: () throws -> T) throws -> T {
+        guard db.isInsideTransaction else {
+            throw DatabaseError(message: "withSecondaryIndexesDeferred must run inside a transaction")
+        }
+        for index in ContentSchema.secondaryIndexes {
+            try db.execute(sql: index.dropSQL)
+        }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try createSecondaryIndexes(in: db)
+            throw error
+        }
+        try createSecondaryIndexes(in: db)
+        return result
+    }
+
+    private static func createSecondaryIndexes(in db: Database) throws {
+        for index in ContentSchema.secondaryIndexes {
+            try db.execute(sql: index.createSQL)
+        }
+    }
+}
