@@ -33,6 +33,15 @@ final class ImageLoaderTests: XCTestCase {
         XCTAssertEqual(headers["accept"], "image/*")
     }
 
+    func testFollowsARedirectToTheImage() async throws {
+        let png = try TestImages.iconPNG()
+        let server = try startServer(["/icon.png": .init(contentType: "image/png", body: png)])
+        server.setRoute("/id/1/240/160", .init(status: 302, contentType: "text/plain", location: server.url("/icon.png").absoluteString))
+        let data = try await ImageLoader().fetchData(from: server.url("/id/1/240/160"))
+        XCTAssertEqual(data, png)
+        XCTAssertEqual(server.requestCount("/icon.png"), 1)
+    }
+
     func testRefusesABodyOverTheLimitWithAClearError() async throws {
         let png = try TestImages.screenshotPNG()  // 174 kB
         let server = try startServer(["/big.png": .init(contentType: "image/png", body: png)])

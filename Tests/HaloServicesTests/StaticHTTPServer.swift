@@ -13,6 +13,8 @@ final class StaticHTTPServer: @unchecked Sendable {
         var body = Data()
         /// Waits this long before answering (a stalled host).
         var delay: TimeInterval = 0
+        /// Sent as the `Location` header (for 3xx answers).
+        var location: String?
     }
 
     private let routes: Mutex<[String: Route]>
@@ -84,7 +86,8 @@ final class StaticHTTPServer: @unchecked Sendable {
             let route = routes.withLock { $0[path] } ?? Route(status: 404, contentType: "text/html", body: Data("<h1>Not found</h1>".utf8))
             if route.delay > 0 { Thread.sleep(forTimeInterval: route.delay) }
             let reason = route.status == 200 ? "OK" : "Status"
-            let bytes = Data("HTTP/1.1 \(route.status) \(reason)\r\nContent-Type: \(route.contentType)\r\nContent-Length: \(route.body.count)\r\n\r\n".utf8) + route.body
+            let location = route.location.map { "Location: \($0)\r\n" } ?? ""
+            let bytes = Data("HTTP/1.1 \(route.status) \(reason)\r\nContent-Type: \(route.contentType)\r\n\(location)Content-Length: \(route.body.count)\r\n\r\n".utf8) + route.body
             let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent < 0 { return }
         }

@@ -7,6 +7,7 @@ import Synchronization
 /// Image addresses point anywhere (Cloudinary, a CDN, …), so the loader uses its own
 /// `CurlTransport` and sends no HALO headers at all: the bearer token never leaves for a
 /// third-party host. Plain `http` is refused except to loopback, as for every SDK transfer.
+/// Redirects are followed (photo services redirect to their CDN), to https only.
 public final class ImageLoader: Sendable {
     /// The loader the app shares, so every view profits from one cache.
     public static let shared = ImageLoader()
@@ -49,7 +50,7 @@ public final class ImageLoader: Sendable {
         // No HALO headers on purpose (see the type's comment).
         let request = HTTPRequest(method: .get, url: url, headers: ["Accept": "image/*"])
         let options = TransferOptions(timeoutIntervalForRequest: timeout, timeoutIntervalForResource: timeout,
-                                      maximumResponseBytes: maximumBytes)
+                                      maximumResponseBytes: maximumBytes, followsRedirects: true)
         let response = try await transport.perform(request, options: options)
         let host = url.host ?? key
         guard response.isSuccess else {
