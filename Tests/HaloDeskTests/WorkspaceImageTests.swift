@@ -18,6 +18,7 @@ final class WorkspaceImageTests: XCTestCase {
                 "/photo.png": .init(contentType: "image/png", body: png),
                 "/slow.png": .init(contentType: "image/png", body: try TestImages.iconPNG(), delay: 1.5),
                 "/huge.png": .init(contentType: "image/png", body: huge),
+                "/photo.jpg": .init(contentType: "image/jpeg", body: try Self.blueJPEG(width: 320, height: 200)),
             ])
             defer { images.stop() }
             ImageLoader.shared.removeAllCachedImages()
@@ -97,8 +98,28 @@ final class WorkspaceImageTests: XCTestCase {
             entry.text = "https://res.cloudinary.com/demo/image/upload/v1/kj.jpg"
             XCTAssertTrue(harness.pump { current.requestedAddress?.contains("w_240,h_160") == true })
             XCTAssertEqual(current.captionText, "Thumbnail: https://res.cloudinary.com/demo/image/upload/w_240,h_160,c_fill/v1/kj.jpg")
-            entry.text = images.url("/photo.png").absoluteString
-            XCTAssertTrue(harness.pump { current.state == .loaded(width: 1190, height: 750) })
+            entry.text = images.url("/photo.jpg").absoluteString
+            XCTAssertTrue(harness.pump { current.state == .loaded(width: 320, height: 200) }, "JPEG: \(current.state)")
+            XCTAssertEqual(current.paintableSize?.width, 320)
+            XCTAssertEqual(current.paintableSize?.height, 200)
         }
+    }
+
+    /// A real JPEG file, encoded by gdk-pixbuf: a blue `width`×`height` picture.
+    @MainActor
+    private static func blueJPEG(width: Int, height: Int) throws -> Data {
+        let pixbuf = try XCTUnwrap(gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, gint(width), gint(height)))
+        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        gdk_pixbuf_fill(pixbuf, 0x3584E4FF)
+        var buffer: UnsafeMutablePointer<gchar>?
+        var size: gsize = 0
+        var error: UnsafeMutablePointer<GError>?
+        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "jpeg", nil, nil, &error) != 0, let buffer else {
+            throw XCTSkip("gdk-pixbuf cannot write JPEG: \(swiftString(error?.pointee.message) ?? "?")")
+        }
+        defer { g_free(buffer) }
+        let data = Data(bytes: buffer, count: Int(size))
+        XCTAssertEqual(Array(data.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG starts with SOI")
+        return data
     }
 }

@@ -99,8 +99,6 @@ final class ImagePreview {
 
     /// Shows the image at `url` (an image field's value) at once, from the cache when possible.
     func show(url: String) {
-        pendingEdit?.cancel()
-        pendingEdit = nil
         startLoading(url.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -126,7 +124,7 @@ final class ImagePreview {
     }
 
     private func startLoading(_ url: String) {
-        cancel()
+        cancel()  // also drops a pending edit wait
         guard !url.isEmpty else {
             requestedAddress = nil
             state = .empty
