@@ -78,6 +78,19 @@ final class WorkspaceHarness {
         return try Self.wait { try await checker.content.search(query: SearchQuery().moduleIds([moduleId]).skipPagination()).instances }
     }
 
+    /// Saves `<name>-light.png` and `<name>-dark.png` of the window into test-artifacts/.
+    func screenshots(name: String) throws {
+        let styleManager = adw_style_manager_get_default()
+        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
+        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
+            adw_style_manager_set_color_scheme(styleManager, scheme)
+            pump(timeout: 0.3) { false }
+            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
+            try Screenshot.saveAfterNextPaint(window, to: path)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
     static func wait<T: Sendable>(timeout: Double = 30, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Outcome<T>()

@@ -79,7 +79,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(onServer.values["inStock"], .bool(inStock.isOn))
             XCTAssertEqual(onServer.date("releaseDate").map(FieldValueText.format(date:)), "2027-03-04 10:30")
             XCTAssertFalse(view.saveButton.isSensitive, "saved: nothing left to save")
-            try Self.screenshots(harness, name: "workspace-product")
+            try harness.screenshots(name: "workspace-product")
         }
     }
 
@@ -236,7 +236,7 @@ final class WorkspaceTests: XCTestCase {
             // The link is relabelled with the author's name once resolved.
             XCTAssertTrue(harness.pump { authorButton.label != authorId }, "relation name not resolved")
 
-            try Self.screenshots(harness, name: "workspace-article")
+            try harness.screenshots(name: "workspace-article")
             XCTAssertEqual(view.table.columnView.selectedPositions, [0], "the selection must survive page loads and repaints")
             XCTAssertEqual(view.editor.instance?.id, article.id)
 
@@ -249,30 +249,17 @@ final class WorkspaceTests: XCTestCase {
             view.table.columnView.select([0, 1, 2])
             XCTAssertEqual(view.table.columnView.selectedPositions, [0, 1, 2])
             XCTAssertTrue(harness.pump { view.bulk.fields.contains { $0.name == "bio" } })
-            try Self.screenshots(harness, name: "workspace-bulk")
+            try harness.screenshots(name: "workspace-bulk")
 
             // A narrow window folds the leaflet to one pane at a time, with a back button.
             harness.window.setDefaultSize(width: 420, height: 700)
             XCTAssertTrue(harness.pump(timeout: 5) { gtk_widget_get_width(harness.window.widget) < 500 && view.isFolded })
             XCTAssertTrue(view.detailBackButton.isVisible && view.listBackButton.isVisible, "folded panes offer a way back")
-            try Self.screenshots(harness, name: "workspace-narrow")
+            try harness.screenshots(name: "workspace-narrow")
             // Back from the detail: the list pane alone, with its own header bar.
             view.detailBackButton.emit("clicked")
             harness.pump(timeout: 1.5) { false } // let the slide finish
-            try Self.screenshots(harness, name: "workspace-narrow-list")
-        }
-    }
-
-    @MainActor
-    private static func screenshots(_ harness: WorkspaceHarness, name: String) throws {
-        let styleManager = adw_style_manager_get_default()
-        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
-        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
-            adw_style_manager_set_color_scheme(styleManager, scheme)
-            harness.pump(timeout: 0.3) { false }
-            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
-            try Screenshot.saveAfterNextPaint(harness.window, to: path)
-            XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+            try harness.screenshots(name: "workspace-narrow-list")
         }
     }
 }

@@ -167,6 +167,13 @@ private final class TransferContext: @unchecked Sendable {
             _ = halo_curl_setopt_off_t(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maximumResponseBytes))
         }
 
+        if options.followsRedirects {
+            // Plain http stays limited to loopback: only a loopback origin may redirect to http.
+            _ = halo_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
+            _ = halo_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
+            _ = halo_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, request.url.isLoopbackHost ? "http,https" : "https")
+        }
+
         switch options.trust {
         case .systemRoots:
             _ = halo_curl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, 1)

@@ -51,13 +51,18 @@ public struct TransferOptions: Sendable {
     public var maximumResponseBytes: Int
     /// How the server's TLS certificate is trusted.
     public var trust: TLSTrust
+    /// Follow up to 5 redirects (image hosts redirect to their CDN). Off for the HALO API, whose
+    /// answers are never redirects. A redirect may lead to https only, or anywhere from a loopback host.
+    public var followsRedirects: Bool
 
     public init(timeoutIntervalForRequest: TimeInterval = 60, timeoutIntervalForResource: TimeInterval = 600,
-                maximumResponseBytes: Int = 64 * 1024 * 1024, trust: TLSTrust = .systemRoots) {
+                maximumResponseBytes: Int = 64 * 1024 * 1024, trust: TLSTrust = .systemRoots,
+                followsRedirects: Bool = false) {
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.timeoutIntervalForResource = timeoutIntervalForResource
         self.maximumResponseBytes = maximumResponseBytes
         self.trust = trust
+        self.followsRedirects = followsRedirects
     }
 }
 

@@ -38,8 +38,11 @@ final class InstanceEditor {
     private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
     /// Related-instance buttons by instance id (labels become names once resolved).
     private(set) var relationButtons: [String: [Button]] = [:]
-    /// What each image field shows under its editor (the image or its Cloudinary thumbnail address).
-    private(set) var imageCaptions: [String: String] = [:]
+    /// The thumbnail under each image field's entry, by field name.
+    private(set) var imagePreviews: [String: ImagePreview] = [:]
+    /// What each image field's caption says (the image or its Cloudinary thumbnail address).
+    var imageCaptions: [String: String] { imagePreviews.compactMapValues { $0.captionText.isEmpty ? nil : $0.captionText } }
+    private let imageLoader: ImageLoader
     /// The instance as loaded (or the blank one being created).
     private(set) var instance: ContentInstance?
     private(set) var isNew = false
@@ -56,8 +59,9 @@ final class InstanceEditor {
     /// The header bar subtitle: the publication state ("Not saved yet" while creating).
     private(set) var headerSubtitle = ""
 
-    /// Loads `Resources/ui/instance-editor.ui`.
-    init() throws {
+    /// Loads `Resources/ui/instance-editor.ui`; image thumbnails download through `imageLoader`.
+    init(imageLoader: ImageLoader = .shared) throws {
+        self.imageLoader = imageLoader
         let builder = try Builder(ui: "instance-editor")
         widget = try builder.object("instance_editor")
         metadataLabel = try builder.object("metadata_label")
@@ -76,7 +80,7 @@ final class InstanceEditor {
         fieldsBox.removeAll()
         inputs = []
         relationButtons = [:]
-        imageCaptions = [:]
+        discardImagePreviews()
 
         headerTitle = isNew ? "New Instance" : (instance.name.isEmpty ? "Untitled" : instance.name)
         headerSubtitle = isNew ? "Not saved yet" : InstanceState(instance: instance).label
@@ -89,7 +93,7 @@ final class InstanceEditor {
             let input = makeInput(for: field, value: value)
             fieldsBox.append(input.widget)
             inputs.append((field, input))
-            extras(for: field, value: value).forEach(fieldsBox.append)
+            extras(for: field, value: value, input: input).forEach(fieldsBox.append)
         }
         onHeaderChanged?()
     }
@@ -129,6 +133,7 @@ final class InstanceEditor {
         headerSubtitle = ""
         inputs = []
         relationButtons = [:]
+        discardImagePreviews()
         onHeaderChanged?()
     }
 
@@ -182,16 +187,27 @@ final class InstanceEditor {
         }
     }
 
-    /// What a field shows besides its editor: a thumbnail address for images, links for relations.
-    private func extras(for field: FieldDescriptor, value: JSONValue?) -> [Widget] {
+    /// Stops the previews of the instance being left: their late downloads must not show anywhere.
+    private func discardImagePreviews() {
+        imagePreviews.values.forEach { $0.cancel() }
+        imagePreviews = [:]
+    }
+
+    /// What a field shows besides its editor: a thumbnail for images, links for relations.
+    private func extras(for field: FieldDescriptor, value: JSONValue?, input: FieldInput) -> [Widget] {
         switch field.kind {
         case .image:
-            guard let url = value?.stringValue else { return [] }
-            // No image download here (the workspace may be offline): show what a thumbnail would load.
-            let thumbnail = CloudinaryURL(url: url).width(pixels: 240).height(pixels: 160).urlString
-            let text = thumbnail == url ? "Image: \(url)" : "Thumbnail: \(thumbnail)"
-            imageCaptions[field.name] = text
-            return [Label(text, classes: ["dim-label", "caption"], wrap: true, selectable: true)]
+            let preview = ImagePreview(fieldName: field.name, loader: imageLoader)
+            preview.show(url: value?.stringValue ?? "")
+            if case .entry(let entry) = input {
+                // Weak: the entry's own signal closure must not keep the entry alive.
+                entry.onChanged { [weak entry, weak preview] in
+                    guard let entry, let preview else { return }
+                    preview.showAfterEditing(url: entry.text)
+                }
+            }
+            imagePreviews[field.name] = preview
+            return [preview.widget]
         case .relation, .relations:
             let ids: [String]
             if let array = value?.arrayValue { ids = array.compactMap(\.stringValue) } else { ids = value?.stringValue.map { [$0] } ?? [] }

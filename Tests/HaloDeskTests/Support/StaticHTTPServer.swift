@@ -1,0 +1,1 @@
+../../HaloServicesTests/StaticHTTPServer.swift
