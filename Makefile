@@ -47,14 +47,14 @@ install: release
 	install -Dm755 -s .build-release/release/halo $(DESTDIR)$(PREFIX)/bin/halo
 	install -Dm644 data/halo-desk.desktop $(DESTDIR)$(PREFIX)/share/applications/$(APP_ID).desktop
 	install -Dm644 data/$(APP_ID).metainfo.xml $(DESTDIR)$(PREFIX)/share/metainfo/$(APP_ID).metainfo.xml
-	cd data/icons && find hicolor -name '$(APP_ID).*' -exec install -Dm644 {} $(DESTDIR)$(PREFIX)/share/icons/{} \;
+	cd data/icons && find hicolor \( -name '$(APP_ID).*' -o -name 'halodesk-*' \) -exec install -Dm644 {} $(DESTDIR)$(PREFIX)/share/icons/{} \;
 	mkdir -p $(DESTDIR)$(PREFIX)/share/halo-desk
 	cp -r Resources/. $(DESTDIR)$(PREFIX)/share/halo-desk/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/halo-desk $(DESTDIR)$(PREFIX)/bin/halo-server $(DESTDIR)$(PREFIX)/bin/halo
 	rm -f $(DESTDIR)$(PREFIX)/share/applications/$(APP_ID).desktop $(DESTDIR)$(PREFIX)/share/metainfo/$(APP_ID).metainfo.xml
-	rm -f $(DESTDIR)$(PREFIX)/share/icons/hicolor/*/apps/$(APP_ID).*
+	rm -f $(DESTDIR)$(PREFIX)/share/icons/hicolor/*/apps/$(APP_ID).* $(DESTDIR)$(PREFIX)/share/icons/hicolor/*/status/halodesk-*
 	rm -rf $(DESTDIR)$(PREFIX)/share/halo-desk
 
 clean:
