@@ -84,7 +84,10 @@ let package = Package(
         .executableTarget(
             name: "HaloDesk",
             dependencies: ["HaloServices", "HaloServer", "CGtk", "CAdw"],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            // lld packs the ~180,000 relative relocations of the static Swift runtime into DT_RELR
+            // (glibc ≥ 2.36): ~2.7 MB less for the loader to read at every start.
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))]),
 
         // Offline cache benchmark driver (Benchmarks/offline/run.sh) and the kill -9 sync helper of the tests.
         .executableTarget(

@@ -5,6 +5,10 @@
 #include <gtk/gtk.h>
 #include <glib-unix.h>
 #include <sys/eventfd.h>
+#include <malloc.h>
+
+// mallopt lives in <malloc.h>, which Swift's Glibc module does not include.
+static inline void halo_limit_malloc_arenas(int count) { mallopt(M_ARENA_MAX, count); }
 
 // --- Signals -------------------------------------------------------------------------------
 // g_signal_connect is a macro; this is what it expands to, with a destroy notify so the

@@ -1,4 +1,5 @@
 // halo-desk: the HaloDesk GNOME application.
+import CGtk
 import Foundation
 
 let options: CommandLineOptions
@@ -10,6 +11,10 @@ do {
 }
 if options.showHelp { print(CommandLineOptions.usage); exit(0) }
 if options.showVersion { print("halo-desk \(AppInfo.version)"); exit(0) }
+
+// A desktop app allocates mostly on the main thread: two malloc arenas instead of glibc's default
+// of eight per core keep memory that worker threads freed from lingering in arenas of their own.
+halo_limit_malloc_arenas(2)
 
 // GTK owns the main thread from here on; the bridge lets @MainActor tasks run inside its loop.
 // `main` stays synchronous: an async main would call dispatch_main() and starve GLib.

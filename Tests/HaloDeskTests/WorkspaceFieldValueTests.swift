@@ -42,4 +42,26 @@ final class WorkspaceFieldValueTests: XCTestCase {
         XCTAssertNil(try FieldValueText.parse("   ", kind: .number, field: "price"), "empty clears the value")
         XCTAssertEqual(FieldValueText.display(.number(42), kind: .number), "42")
     }
+
+    /// Counts and dates are formatted by GLib and the C library (no ICU): the locale's grouping,
+    /// local time, and dates read back exactly as they are shown.
+    func testDisplayFormatsWithoutFoundationFormatters() throws {
+        XCTAssertEqual(DisplayFormat.count(0), "0")
+        XCTAssertEqual(DisplayFormat.count(999), "999")
+        XCTAssertEqual(DisplayFormat.count(100_000), "100,000")
+        XCTAssertEqual(DisplayFormat.count(1_234_567), "1,234,567")
+        XCTAssertEqual(DisplayFormat.count(-4_500), "-4,500")
+
+        let shown = "2026-11-21 22:40"
+        let date = try XCTUnwrap(DisplayFormat.parseDate(shown))
+        XCTAssertEqual(DisplayFormat.minute(date), shown, "a date reads back as it is shown")
+        XCTAssertEqual(DisplayFormat.day(date), "21 Nov 2026")
+        XCTAssertEqual(DisplayFormat.dayAndTime(date), "21 Nov, 22:40")
+        let midnight = try XCTUnwrap(DisplayFormat.parseDate("2026-03-01"))
+        XCTAssertEqual(DisplayFormat.minute(midnight), "2026-03-01 00:00")
+        XCTAssertEqual(DisplayFormat.parseDate("2026-11-21T21:40:00Z")?.timeIntervalSince1970, 1_795_297_200)
+        for bad in ["2026-13-01", "2026-02-30", "2026-11-21 24:00", "21/11/2026", "2026-1-5", "tomorrow", ""] {
+            XCTAssertNil(DisplayFormat.parseDate(bad), bad)
+        }
+    }
 }

@@ -622,7 +622,7 @@ final class WorkspaceView {
 
     private func updateStatus() {
         var parts = [connection.summary]
-        if let total = pager.totalItems { parts.append("\(total.formatted()) instance\(total == 1 ? "" : "s")") }
+        if let total = pager.totalItems { parts.append("\(DisplayFormat.count(total)) instance\(total == 1 ? "" : "s")") }
         statusLabel.text = parts.joined(separator: " · ")
         let outbox = connection.outbox
         pendingButton.isVisible = outbox.total > 0

@@ -5,7 +5,7 @@ import HaloServices
 /// back, validating it by field kind. Bad input becomes a `FieldValueError` sentence.
 enum FieldValueText {
     /// Dates are shown and typed in the user's time zone as `yyyy-MM-dd HH:mm`.
-    static func format(date: Date) -> String { dateFormatter.string(from: date) }
+    static func format(date: Date) -> String { DisplayFormat.minute(date) }
 
     /// The text shown for `value` (read-only display and editor starting text).
     static func display(_ value: JSONValue?, kind: FieldKind) -> String {
@@ -87,23 +87,7 @@ enum FieldValueText {
         number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 
-    private static func parseDate(_ text: String) -> Date? {
-        for formatter in [dateFormatter, dayFormatter] {
-            if let date = formatter.date(from: text) { return date }
-        }
-        return ISO8601DateFormatter().date(from: text)
-    }
-
-    private static let dateFormatter = makeFormatter("yyyy-MM-dd HH:mm")
-    private static let dayFormatter = makeFormatter("yyyy-MM-dd")
-
-    private static func makeFormatter(_ format: String) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .current
-        formatter.dateFormat = format
-        return formatter
-    }
+    private static func parseDate(_ text: String) -> Date? { DisplayFormat.parseDate(text) }
 }
 
 /// An edited value that does not fit its field; `description` is a sentence for the user.

@@ -75,7 +75,7 @@ struct PendingEditRow {
 
     /// "Changed · Products · queued 21 Nov, 22:05".
     func subtitle(moduleName: String?) -> String {
-        [kindLabel, moduleName ?? entry.instance.moduleId, "queued \(Self.queuedFormatter.string(from: entry.queuedAt))"]
+        [kindLabel, moduleName ?? entry.instance.moduleId, "queued \(DisplayFormat.dayAndTime(entry.queuedAt))"]
             .joined(separator: " · ")
     }
 
@@ -105,10 +105,4 @@ struct PendingEditRow {
         let shown = FieldValueText.display(value, kind: kind)
         return shown.isEmpty ? "—" : shown
     }
-
-    private static let queuedFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "d MMM, HH:mm"
-        return formatter
-    }()
 }

@@ -30,10 +30,10 @@ final class InstanceTable {
         widget = try builder.object("instance_scroller")
         try configure(builder.object("name_column"), sortKey: SortBy.name.rawValue, tooltip: true) { $0.name.isEmpty ? "Untitled" : $0.name }
         try configure(builder.object("updated_column"), sortKey: SortBy.updatedAt.rawValue, numeric: true) { instance in
-            (instance.updatedAt ?? instance.createdAt).formatted(date: .abbreviated, time: .omitted)
+            DisplayFormat.day(instance.updatedAt ?? instance.createdAt)
         }
         try configure(builder.object("published_column"), sortKey: SortBy.publishedAt.rawValue, numeric: true) { instance in
-            instance.publishedAt?.formatted(date: .abbreviated, time: .omitted) ?? "—"
+            instance.publishedAt.map(DisplayFormat.day) ?? "—"
         }
         try configure(builder.object("state_column"), sortKey: nil) { InstanceState(instance: $0).label }
         try configure(builder.object("tags_column"), sortKey: nil, tooltip: true) { instance in

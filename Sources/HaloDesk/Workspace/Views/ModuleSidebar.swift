@@ -48,7 +48,7 @@ final class ModuleSidebar {
 
     func setCount(_ count: Int, forModuleId id: String) {
         guard let index = modules.firstIndex(where: { $0.id == id }) else { return }
-        countLabels[index].text = count.formatted()
+        countLabels[index].text = DisplayFormat.count(count)
         rowWidget(at: index).map { Widget(retaining: UnsafeMutableRawPointer($0)) }?
             .setAccessibleLabel("\(modules[index].name ?? "Module"), \(count) instances")
     }

@@ -1,0 +1,61 @@
+import CGtk
+import Foundation
+
+/// Dates and counts as the workspace shows (and, for dates, reads back) them, in the user's
+/// time zone and locale, through GLib and the C library. Foundation's formatters would load ICU —
+/// about 10 MB of code and data in a statically linked app — for a handful of strings.
+enum DisplayFormat {
+    /// "21 Nov 2026": the instance list's date columns.
+    static func day(_ date: Date) -> String { format(date, "%-d %b %Y") }
+
+    /// "2026-11-21 22:40": metadata lines and editable date fields (`parseMinute` reads it back).
+    static func minute(_ date: Date) -> String { format(date, "%Y-%m-%d %H:%M") }
+
+    /// "21 Nov, 22:40": when an edit was queued.
+    static func dayAndTime(_ date: Date) -> String { format(date, "%-d %b, %H:%M") }
+
+    /// 100000 → "100,000", with the locale's thousands separator ("," when the locale has none,
+    /// as the C locale).
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var separator = ","
+        if let conventions = localeconv(), let locale = conventions.pointee.thousands_sep, locale.pointee != 0 {
+            separator = String(cString: locale)
+        }
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { grouped += separator }
+            grouped.append(digit)
+        }
+        return value < 0 ? "-" + grouped : grouped
+    }
+
+    /// Reads "yyyy-MM-dd HH:mm", "yyyy-MM-dd" (midnight) in the local time zone, or an ISO 8601
+    /// date-time with its own offset; nil for anything else (including impossible dates).
+    static func parseDate(_ text: String) -> Date? {
+        let parts = text.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" })
+        if (parts.count == 3 || parts.count == 5), parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+           parts[0].count == 4, parts.dropFirst().allSatisfy({ $0.count == 2 }),
+           text.count == (parts.count == 3 ? 10 : 16) {
+            let numbers = parts.compactMap { Int32($0) }
+            guard numbers.count == parts.count else { return nil }
+            let hour = numbers.count == 5 ? numbers[3] : 0, minute = numbers.count == 5 ? numbers[4] : 0
+            guard (1...12).contains(numbers[1]), (1...31).contains(numbers[2]), (0...23).contains(hour), (0...59).contains(minute),
+                  let time = g_date_time_new_local(numbers[0], numbers[1], numbers[2], hour, minute, 0)
+            else { return nil }
+            defer { g_date_time_unref(time) }
+            return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)))
+        }
+        guard let time = g_date_time_new_from_iso8601(text, nil) else { return nil }
+        defer { g_date_time_unref(time) }
+        return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)) + TimeInterval(g_date_time_get_microsecond(time)) / 1e6)
+    }
+
+    private static func format(_ date: Date, _ pattern: String) -> String {
+        guard let time = g_date_time_new_from_unix_local(gint64(date.timeIntervalSince1970.rounded(.down))) else { return "" }
+        defer { g_date_time_unref(time) }
+        guard let text = g_date_time_format(time, pattern) else { return "" }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+}
