@@ -36,8 +36,12 @@ final class MainWindow {
         window.setAccessibleLabel(AppInfo.name)
 
         // The shortcuts window (a few hundred widgets) is built on first use, not at start-up.
-        Actions.add("show-help-overlay", to: window) { [unowned self] in self.showShortcuts() }
+        firstUseShortcutsAction = Actions.add("show-help-overlay", to: window) { [unowned self] in self.showShortcuts() }
     }
+
+    /// Kept alive here: GTK's own show-help-overlay action replaces it in the window's action map
+    /// while it is being activated, and the map's reference is then the one dropped.
+    private var firstUseShortcutsAction: GObjectRef?
 
     /// The keyboard shortcuts window, once it was asked for.
     private(set) var shortcuts: Window?
