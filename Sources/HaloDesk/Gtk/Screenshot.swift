@@ -40,7 +40,9 @@ enum Screenshot {
         let clockRef = GObjectRef(retaining: UnsafeMutableRawPointer(clock))
         let painted = Flag()
         let connection = clockRef.on("after-paint") { painted.isSet = true }
-        defer { connection.disconnect() }
+        // The clock must outlive the disconnect: without this, ARC may drop `clockRef` right after
+        // its last use above, and a clock GTK replaced meanwhile would be freed before it.
+        defer { withExtendedLifetime(clockRef) { connection.disconnect() } }
         // A frame can run without redrawing the widget (its render node then stays empty): wait
         // for a few frames before giving up.
         var attempt = 0

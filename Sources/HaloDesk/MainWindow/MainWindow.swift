@@ -43,8 +43,13 @@ final class MainWindow {
     /// while it is being activated, and the map's reference is then the one dropped.
     private var firstUseShortcutsAction: GObjectRef?
 
-    /// The keyboard shortcuts window, once it was asked for.
-    private(set) var shortcuts: Window?
+    /// The keyboard shortcuts window, once it was asked for. GTK owns it (the window's help
+    /// overlay); no reference is kept here: the overlay's disposal reaches back to the main
+    /// window, so it must not outlive it.
+    var shortcuts: Window? {
+        gtk_application_window_get_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self))
+            .map { Window(retaining: UnsafeMutableRawPointer($0)) }
+    }
 
     /// Opens the keyboard shortcuts window (Ctrl+?), building it the first time.
     func showShortcuts() {
@@ -56,7 +61,6 @@ final class MainWindow {
                 // replaces this one from now on.
                 gtk_application_window_set_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self),
                                                         OpaquePointer(built.raw))
-                shortcuts = built
             } catch {
                 showToast("The keyboard shortcuts could not be shown: \(error)")
                 return
