@@ -72,43 +72,38 @@ final class AppLaunchTests: XCTestCase {
 
     /// Finds the running app's main window by its accessible name, as a screen reader would.
     func testAccessibilityTreeExposesTheMainWindowByName() throws {
-        guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
-            throw XCTSkip("at-spi2-core is not installed")
-        }
-        let process = try launchApp(name: "accessibility", accessibility: true)
-        let script = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/find_window.py")
-        let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "HaloDesk", "30"])
-        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility.log")
-        XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
-        XCTAssertTrue(result.stdout.contains("found frame 'HaloDesk'"), result.stdout)
+        try runAccessibilityScript("find_window.py", arguments: ["HaloDesk", "30"], log: "accessibility",
+                                   expecting: "found frame 'HaloDesk'")
     }
 
     /// Signs in to the local workspace through the accessibility tree only: every control the
     /// script needs is found by its accessible name.
     func testSignInThroughTheAccessibilityTree() throws {
-        guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
-            throw XCTSkip("at-spi2-core is not installed")
-        }
-        let process = try launchApp(name: "accessibility-sign-in", accessibility: true, arguments: ["--local-workspace"])
-        let script = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/sign_in.py")
-        let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "editor@halo.local", "90"])
-        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility-sign-in.log")
-        XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
-        XCTAssertTrue(result.stdout.contains("found signed-in workspace"), result.stdout)
+        try runAccessibilityScript("sign_in.py", arguments: ["editor@halo.local", "90"], log: "accessibility-sign-in",
+                                   appArguments: ["--local-workspace"], expecting: "found signed-in workspace")
     }
 
     /// Signs in, then checks the workspace through the accessibility tree: its main controls are
     /// found by name and role, "New instance" works when pressed through AT-SPI, and no showing
     /// interactive node is nameless.
     func testWorkspaceThroughTheAccessibilityTree() throws {
+        try runAccessibilityScript("workspace.py", arguments: ["editor@halo.local", "90"], log: "accessibility-workspace",
+                                   appArguments: ["--local-workspace"], expecting: "every showing interactive node has a name")
+    }
+
+    /// Launches the app with the accessibility bus, runs `accessibility/<script>` against it (as
+    /// assistive technology would, from outside the process) and requires it to succeed and print
+    /// `expected`. The app's output goes to test-artifacts/<log>.log.
+    private func runAccessibilityScript(_ script: String, arguments: [String], log: String, appArguments: [String] = [],
+                                        expecting expected: String) throws {
         guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
             throw XCTSkip("at-spi2-core is not installed")
         }
-        let process = try launchApp(name: "accessibility-workspace", accessibility: true, arguments: ["--local-workspace"])
-        let script = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/workspace.py")
-        let result = try ChildProcess.run("/usr/bin/python3", [script.path, "halo-desk", "editor@halo.local", "90"])
-        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/accessibility-workspace.log")
+        let process = try launchApp(name: log, accessibility: true, arguments: appArguments)
+        let path = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/\(script)").path
+        let result = try ChildProcess.run("/usr/bin/python3", [path, "halo-desk"] + arguments)
+        XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/\(log).log")
         XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
-        XCTAssertTrue(result.stdout.contains("every showing interactive node has a name"), result.stdout)
+        XCTAssertTrue(result.stdout.contains(expected), result.stdout)
     }
 }

@@ -146,18 +146,9 @@ final class CuttingProxy: @unchecked Sendable {
     init(target: Int, cutAfterBytes: Int) throws {
         self.target = target
         self.cutAfterBytes = cutAfterBytes
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard fd >= 0, bound == 0, listen(fd, 8) == 0 else { throw HaloError.network(message: "proxy: cannot listen") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try listenOnLoopback(backlog: 8)
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread { [self] in acceptLoop() }.start()
     }
 

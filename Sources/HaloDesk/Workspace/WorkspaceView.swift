@@ -154,7 +154,10 @@ final class WorkspaceView {
             self.pendingEditsWindow?.reload()
         }
         let content = session.core.content
-        connection.readOutbox = { ((try? content.outbox().entries()).map(OutboxCounts.init)) ?? OutboxCounts() }
+        connection.readOutbox = {
+            guard let counts = try? content.outbox().stateCounts() else { return OutboxCounts() }
+            return OutboxCounts(waiting: counts.pending, conflicts: counts.conflicts, failed: counts.failed)
+        }
         pendingButton.onClicked { [weak self] in self?.showPendingEdits() }
         connection.onPendingEditsSendable = { [weak self] in self?.sendPendingEdits() }
         connection.refreshPendingEdits()

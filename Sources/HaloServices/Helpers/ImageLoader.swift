@@ -35,6 +35,15 @@ public final class ImageLoader: Sendable {
         CloudinaryURL(url: url).width(pixels: width).height(pixels: height).crop(mode: .fill).urlString
     }
 
+    /// `text` as an address the loader downloads from (http or https, with a host).
+    /// Throws `HaloError.invalidInput` with a sentence for anything else.
+    public static func imageURL(_ text: String) throws(HaloError) -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              url.host != nil
+        else { throw .invalidInput(message: "“\(text)” is not an http(s) image address") }
+        return url
+    }
+
     /// The bytes of the image at `url`, from the cache when it was downloaded before.
     ///
     /// Throws `HaloError.invalidInput` for text that is not an http(s) address,
@@ -44,9 +53,7 @@ public final class ImageLoader: Sendable {
     public func fetchData(from url: URL) async throws(HaloError) -> Data {
         let key = url.absoluteString
         if let cached = cachedData(for: url) { return cached }
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
-            throw .invalidInput(message: "“\(key)” is not an http(s) image address")
-        }
+        _ = try Self.imageURL(key)
         // No HALO headers on purpose (see the type's comment).
         let request = HTTPRequest(method: .get, url: url, headers: ["Accept": "image/*"])
         let options = TransferOptions(timeoutIntervalForRequest: timeout, timeoutIntervalForResource: timeout,

@@ -109,6 +109,24 @@ public final class Outbox: Sendable {
         try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE state = 'pending')") ?? false }
     }
 
+    /// How many entries are in each state, counted by SQLite (cheap enough to ask after every
+    /// request: no entry is decoded).
+    public func stateCounts() throws -> (pending: Int, conflicts: Int, failed: Int) {
+        try cache.read { db in
+            var counts = (pending: 0, conflicts: 0, failed: 0)
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM cache_outbox GROUP BY state") {
+                let n: Int = row["n"]
+                switch row["state"] as String {
+                case "pending": counts.pending = n
+                case "conflict": counts.conflicts = n
+                case "failed": counts.failed = n
+                default: break
+                }
+            }
+            return counts
+        }
+    }
+
     /// Entries in conflict with the server's copy.
     public func conflicts() throws -> [OutboxEntry] {
         try entries().filter { if case .conflict = $0.state { return true } else { return false } }

@@ -33,22 +33,25 @@ enum DisplayFormat {
     /// Reads "yyyy-MM-dd HH:mm", "yyyy-MM-dd" (midnight) in the local time zone, or an ISO 8601
     /// date-time with its own offset; nil for anything else (including impossible dates).
     static func parseDate(_ text: String) -> Date? {
-        let parts = text.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" })
-        if (parts.count == 3 || parts.count == 5), parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
-           parts[0].count == 4, parts.dropFirst().allSatisfy({ $0.count == 2 }),
-           text.count == (parts.count == 3 ? 10 : 16) {
-            let numbers = parts.compactMap { Int32($0) }
-            guard numbers.count == parts.count else { return nil }
-            let hour = numbers.count == 5 ? numbers[3] : 0, minute = numbers.count == 5 ? numbers[4] : 0
-            guard (1...12).contains(numbers[1]), (1...31).contains(numbers[2]), (0...23).contains(hour), (0...59).contains(minute),
-                  let time = g_date_time_new_local(numbers[0], numbers[1], numbers[2], hour, minute, 0)
-            else { return nil }
-            defer { g_date_time_unref(time) }
-            return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)))
-        }
+        if let local = parseLocal(text) { return local }
         guard let time = g_date_time_new_from_iso8601(text, nil) else { return nil }
         defer { g_date_time_unref(time) }
         return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)) + TimeInterval(g_date_time_get_microsecond(time)) / 1e6)
+    }
+
+    /// The two shapes `minute(_:)` and a bare day write, digit for digit ("d" = an ASCII digit).
+    private static let localShapes = ["dddd-dd-dd", "dddd-dd-dd dd:dd"]
+
+    private static func parseLocal(_ text: String) -> Date? {
+        guard localShapes.contains(where: { shape in
+            shape.count == text.count && zip(shape, text).allSatisfy { $0 == "d" ? ("0"..."9").contains($1) : $0 == $1 }
+        }) else { return nil }
+        let numbers = text.split(whereSeparator: { !("0"..."9").contains($0) }).compactMap { Int32($0) }
+        let (hour, minute) = numbers.count == 5 ? (numbers[3], numbers[4]) : (0, 0)
+        // GLib refuses impossible dates and times (13th month, 30 February, 24:00) with nil.
+        guard let time = g_date_time_new_local(numbers[0], numbers[1], numbers[2], hour, minute, 0) else { return nil }
+        defer { g_date_time_unref(time) }
+        return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)))
     }
 
     private static func format(_ date: Date, _ pattern: String) -> String {

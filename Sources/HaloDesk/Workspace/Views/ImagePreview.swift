@@ -135,9 +135,8 @@ final class ImagePreview {
         let address = ImageLoader.thumbnailAddress(for: url, width: Self.width, height: Self.height)
         requestedAddress = address
         caption.text = address == url ? "Image: \(url)" : "Thumbnail: \(address)"
-        guard let target = URL(string: address), let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme), target.host != nil else {
-            return fail("“\(url)” is not an http(s) image address")
-        }
+        let target: URL
+        do throws(HaloError) { target = try ImageLoader.imageURL(address) } catch { return fail(Self.reason(for: error)) }
         if let cached = loader.cachedData(for: target) { return display(cached) }
 
         state = .loading
