@@ -31,11 +31,30 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var data: DataOption
     @Option(help: "Largest accepted request body in bytes.") var maxBody = 8 * 1024 * 1024
     @Option(help: "Access token lifetime in seconds.") var tokenLifetime = 86_400
+    @Option(
+        name: .customLong("limit"),
+        help: "Set one limit, NAME=VALUE (repeatable; timeouts in seconds). See docs/limits.md for names and defaults.")
+    var limitSettings: [String] = []
     @Flag(help: "Do not log each request.") var quiet = false
+
+    func validate() throws {
+        _ = try limits()
+    }
+
+    private func limits() throws -> ServerLimits {
+        var limits = ServerLimits()
+        limits.bodyBytes = maxBody
+        do {
+            for setting in limitSettings { try limits.set(setting) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return limits
+    }
 
     func run() async throws {
         let configuration = HaloServerConfiguration(
-            host: host, port: port, dataDirectory: data.url, maxBodyBytes: maxBody,
+            host: host, port: port, dataDirectory: data.url, limits: try limits(),
             tokenLifetimeMilliseconds: Int64(tokenLifetime) * 1000, logRequests: !quiet)
         let host = self.host
         try await HaloServerInstance.serve(configuration) { port in

@@ -9,9 +9,13 @@ extension ContentTables {
     /// Deleted instances are left out unless `metaSearch` mentions `deletedAt`. Order is the
     /// `sort` keys (default `createdAt desc`) then `id asc`, so it is total and pages are stable.
     /// Empty `moduleIds` / `instanceIds` lists mean "no restriction".
-    public static func search(_ request: SearchRequest, schema: SearchSchema = SearchSchema(), in db: Database) throws -> SearchPage {
-        try request.searchValues?.validate()
-        try request.metaSearch?.validate()
+    /// `limits` bound its size before any SQL is built (the server passes its configured ones).
+    public static func search(
+        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: Database
+    ) throws -> SearchPage {
+        try request.checkLimits(limits)
+        try request.searchValues?.validate(maxDepth: limits.filterDepth)
+        try request.metaSearch?.validate(maxDepth: limits.filterDepth)
         let sortKeys = try request.sortKeys()
         let segmentMode = try request.resolvedSegmentMode()
         let skip = request.pagination?.skip ?? false

@@ -144,10 +144,18 @@ extension SearchRequest {
         guard let sort, !sort.trimmingCharacters(in: .whitespaces).isEmpty else {
             return [SortKey(.createdAt, ascending: false)]
         }
-        return try sort.split(separator: ",").map { item in
+        let items = sort.split(separator: ",", omittingEmptySubsequences: false)
+        guard items.count <= SortField.allCases.count else {
+            throw ContentStoreError.invalidSort(
+                "\(items.count) sort keys; at most \(SortField.allCases.count), one per sortable field")
+        }
+        return try items.map { item in
             let words = item.split(separator: " ", omittingEmptySubsequences: true)
             guard let first = words.first, words.count <= 2 else {
-                throw ContentStoreError.invalidSort("\"\(item.trimmingCharacters(in: .whitespaces))\" is not \"<field> asc|desc\"")
+                let text = item.trimmingCharacters(in: .whitespaces)
+                throw ContentStoreError.invalidSort(
+                    text.isEmpty ? "an empty sort key (sort keys are separated by single commas)"
+                        : "\"\(text.prefix(80))\" is not \"<field> asc|desc\"")
             }
             guard let field = SortField(rawValue: String(first)) else {
                 let known = SortField.allCases.map(\.rawValue).joined(separator: ", ")

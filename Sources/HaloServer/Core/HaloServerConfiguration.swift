@@ -8,8 +8,13 @@ public struct HaloServerConfiguration: Sendable {
     public var port: Int
     /// Directory holding `halo.sqlite` (created when missing).
     public var dataDirectory: URL
-    /// Largest accepted request body in bytes; bigger bodies get 413.
-    public var maxBodyBytes: Int
+    /// Request, stream and connection limits (see `ServerLimits` and docs/limits.md).
+    public var limits: ServerLimits
+    /// Largest accepted request body in bytes; bigger bodies get 413. (`limits.bodyBytes`.)
+    public var maxBodyBytes: Int {
+        get { limits.bodyBytes }
+        set { limits.bodyBytes = newValue }
+    }
     /// Lifetime of issued access tokens, in milliseconds (HALO's `expires_in` unit).
     public var tokenLifetimeMilliseconds: Int64
     /// Verifies Google/Facebook tokens for identified login. The default rejects every social token.
@@ -21,7 +26,7 @@ public struct HaloServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 0,
         dataDirectory: URL,
-        maxBodyBytes: Int = 8 * 1024 * 1024,
+        limits: ServerLimits = ServerLimits(),
         tokenLifetimeMilliseconds: Int64 = 86_400_000,
         socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier(),
         logRequests: Bool = true
@@ -29,7 +34,7 @@ public struct HaloServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
-        self.maxBodyBytes = maxBodyBytes
+        self.limits = limits
         self.tokenLifetimeMilliseconds = tokenLifetimeMilliseconds
         self.socialVerifier = socialVerifier
         self.logRequests = logRequests

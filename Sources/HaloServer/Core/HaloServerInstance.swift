@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HaloContentStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -96,10 +97,18 @@ public final class HaloServerInstance: Sendable {
         if configuration.logRequests { router.add(middleware: RequestLogMiddleware(logger: logger)) }
         router.add(middleware: ErrorEnvelopeMiddleware())
         Routes.register(on: router, environment)
+        ConnectionLimits.raiseDescriptorLimit(logger: logger)
+        let limits = configuration.limits
         let application = Application(
             router: router,
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [StalledClientHandler(timeout: .init(limits.stallTimeout))],
+                    idleTimeout: .init(limits.idleTimeout))),
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "HaloServer"),
+                address: .hostname(configuration.host, port: configuration.port), serverName: "HaloServer",
+                // Past the cap the listener stops accepting (no busy loop); waiting clients queue in the backlog.
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.connections, logger: logger)),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
         return (application, HaloServerAdmin(environment: environment))

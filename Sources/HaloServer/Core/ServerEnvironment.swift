@@ -11,8 +11,20 @@ struct ServerEnvironment: Sendable {
     let tokens: TokenService
     let configuration: HaloServerConfiguration
     let logger: Logger
+    /// Caps on concurrent syncs and their database readers.
+    let streams: StreamAdmission
 
-    var maxBodyBytes: Int { configuration.maxBodyBytes }
+    init(database: DatabasePool, clock: MonotonicClock, tokens: TokenService, configuration: HaloServerConfiguration, logger: Logger) {
+        self.database = database
+        self.clock = clock
+        self.tokens = tokens
+        self.configuration = configuration
+        self.logger = logger
+        streams = StreamAdmission(limits: configuration.limits)
+    }
+
+    var maxBodyBytes: Int { configuration.limits.bodyBytes }
+    var limits: ServerLimits { configuration.limits }
 
     /// Runs `body` in ONE read transaction for an authenticated request.
     func read<T: Sendable>(

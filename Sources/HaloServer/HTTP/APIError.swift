@@ -9,11 +9,14 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     var status: HTTPResponse.Status
     var message: String
     var extra: JSONValue
+    /// Seconds after which a retry may succeed, sent as `Retry-After` (429, 503).
+    var retryAfterSeconds: Int?
 
-    init(_ status: HTTPResponse.Status, _ message: String, extra: JSONValue = .object([:])) {
+    init(_ status: HTTPResponse.Status, _ message: String, extra: JSONValue = .object([:]), retryAfterSeconds: Int? = nil) {
         self.status = status
         self.message = message
         self.extra = extra
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     var description: String { "\(status.code) \(message)" }
@@ -26,7 +29,14 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     var envelope: JSONValue { ["error": errorObject] }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        JSONResponse.make(envelope, status: status)
+        response
+    }
+
+    /// The envelope with this error's status and `Retry-After`, when it has one.
+    var response: Response {
+        var response = JSONResponse.make(envelope, status: status)
+        if let retryAfterSeconds { response.headers[.retryAfter] = String(retryAfterSeconds) }
+        return response
     }
 
     // MARK: Common cases

@@ -16,7 +16,7 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             if apiError.status.code >= 500 {
                 context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
             }
-            return JSONResponse.make(apiError.envelope, status: apiError.status)
+            return apiError.response
         }
     }
 
@@ -26,6 +26,10 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             return error
         case let error as ContentStoreError:
             return APIError(for: error)
+        case let error as SpoolError where error.isDiskFull:
+            return APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), "The server's disk is full; free some space on it and try again")
+        case let error as DecodingError:
+            return APIError.badRequest("The request could not be read: \(error.clientMessage)")
         case let error as HTTPError:
             if error.status == .notFound { return .notFound("No API route matches \(path)") }
             if error.status == .contentTooLarge { return APIError(.contentTooLarge, "Request body is too large") }

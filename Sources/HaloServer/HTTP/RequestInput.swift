@@ -17,6 +17,11 @@ enum RequestInput {
             throw APIError(.contentTooLarge, "Request body is larger than the limit of \(limit) bytes")
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "Request body is larger than the limit of \(limit) bytes")
+        } catch let error as APIError {
+            throw error
+        } catch {
+            // A malformed chunked encoding, a connection cut mid-body: the client's doing, not ours.
+            throw APIError.badRequest("The request body could not be read: \(error)")
         }
     }
 
@@ -96,38 +101,92 @@ enum RequestInput {
     }
 
     /// Query parameters of the request, decoded (raw and %-encoded brackets alike).
-    static func query(_ request: Request) -> [(String, String)] {
-        formPairs(request.uri.query ?? "")
+    static func query(_ request: Request) -> QueryParameters {
+        QueryParameters(pairs: formPairs(request.uri.query ?? ""))
     }
 }
 
-/// Typed reads of a decoded JSON object, with messages naming the offending key.
+/// A request's query parameters, read only through checked accessors: a number out of range or
+/// not a number at all is a 400 naming the parameter, never a trap or a silent default.
+struct QueryParameters: Sendable {
+    let pairs: [(String, String)]
+
+    /// The last value given for `key`.
+    func string(_ key: String) -> String? { pairs.last { $0.0 == key }?.1 }
+
+    /// Every value given for any of `keys`, in order.
+    func all(_ keys: String...) -> [String] { pairs.filter { keys.contains($0.0) }.map(\.1) }
+
+    /// `true` only for the literal `true`.
+    func flag(_ key: String) -> Bool { string(key) == "true" }
+
+    /// A whole number within `range`; `defaultValue` when absent or empty.
+    func integer(_ key: String, in range: ClosedRange<Int>, default defaultValue: Int) throws -> Int {
+        guard let text = string(key), !text.isEmpty else { return defaultValue }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError.badRequest(
+                "Query parameter '\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got '\(text.prefix(40))')")
+        }
+        return value
+    }
+}
+
+/// Typed reads of a decoded JSON object: the one way routes turn request JSON into Swift values.
+/// Every number is range-checked where it is converted and every string has a length limit, so a
+/// wrong type or an absurd value is a 400 naming the key, whatever route it reaches.
 extension Dictionary where Key == String, Value == JSONValue {
-    func optionalString(_ key: String) throws -> String? {
+    /// A string; numbers and booleans are accepted as their JSON text (lenient SDKs send ids as
+    /// numbers). At most `maxLength` Unicode scalars.
+    func optionalString(_ key: String, maxLength: Int = RequestLimits.fieldLength) throws -> String? {
+        let text: String
         switch self[key] {
         case nil, .null?: return nil
-        case .string(let s)?: return s
-        case .number(let n)?: return n.rounded() == n ? String(Int64(n)) : String(n)
-        case .bool(let b)?: return String(b)
+        case .string(let s)?: text = s
+        case .number(let n)?: text = JSONValue.canonicalText(of: n)
+        case .bool(let b)?: text = String(b)
         default: throw APIError.badRequest("'\(key)' must be a string")
         }
+        guard text.unicodeScalars.count <= maxLength else {
+            throw APIError.badRequest("'\(key)' is longer than \(maxLength) characters")
+        }
+        return text
     }
 
-    func requiredString(_ key: String) throws -> String {
-        guard let value = try optionalString(key), !value.isEmpty else {
+    func requiredString(_ key: String, maxLength: Int = RequestLimits.fieldLength) throws -> String {
+        guard let value = try optionalString(key, maxLength: maxLength), !value.isEmpty else {
             throw APIError.badRequest("'\(key)' is required")
         }
         return value
     }
 
-    /// Milliseconds, accepting fractional numbers (rounded, §1.5) and numeric strings.
-    func optionalMilliseconds(_ key: String) throws -> Int64? {
+    /// A whole number within `range`, from a JSON number or a numeric string.
+    func optionalInteger(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
+        let value: Int64?
         switch self[key] {
         case nil, .null?: return nil
-        case .number?: if let ms = self[key]?.int64Value { return ms }
-        case .string(let s)?: if let n = Double(s), n.isFinite, abs(n) < 9.2e18 { return Int64(n.rounded()) }
-        default: break
+        case .number(let n)?: value = Int64(exactly: n)
+        case .string(let s)?: value = Int64(s)
+        default: value = nil
         }
-        throw APIError.badRequest("'\(key)' must be a timestamp in milliseconds")
+        guard let value, range.contains(value) else {
+            throw APIError.badRequest("'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// Milliseconds since 1970, accepting fractional numbers (rounded, §1.5) and numeric strings,
+    /// within ±`RequestLimits.milliseconds`.
+    func optionalMilliseconds(_ key: String) throws -> Int64? {
+        let number: Double?
+        switch self[key] {
+        case nil, .null?: return nil
+        case .number(let n)?: number = n
+        case .string(let s)?: number = Double(s)
+        default: number = nil
+        }
+        guard let number, number.isFinite, abs(number) <= Double(RequestLimits.milliseconds),
+            let milliseconds = Int64(exactly: number.rounded())
+        else { throw APIError.badRequest("'\(key)' must be a timestamp in milliseconds") }
+        return milliseconds
     }
 }

@@ -75,18 +75,16 @@ enum DeviceRoutes {
 
         init(_ body: [String: JSONValue]) throws {
             var problems: [String: JSONValue] = [:]
-            alias = body["alias"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-            switch body["appId"] {
-            case nil, .null?: appId = nil
-            case .number(let n)? where n.rounded() == n: appId = Int64(n)
-            case .string(let s)? where Int64(s) != nil: appId = Int64(s)
-            default: problems["appId"] = "invalid_attribute"
+            // A key that does not read is reported by name, like the rest of the validation problems.
+            func attribute<T>(_ key: String, _ read: () throws -> T?) -> T? {
+                do { return try read() } catch {
+                    problems[key] = "invalid_attribute"
+                    return nil
+                }
             }
-            switch body["email"] {
-            case nil, .null?: email = nil
-            case .string(let s)?: email = s
-            default: problems["email"] = "invalid_attribute"
-            }
+            alias = attribute("alias") { try body.optionalString("alias") }.flatMap { $0.isEmpty ? nil : $0 }
+            appId = attribute("appId") { try body.optionalInteger("appId", in: 0...Int64(Int32.max)) }
+            email = attribute("email") { try body.optionalString("email") }
             switch body["devices"] {
             case nil, .null?: devices = nil
             case .array(let items)?:

@@ -6,11 +6,11 @@ import Hummingbird
 enum ModuleRoutes {
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
         router.get("/api/generalcontent/module") { request, _ in
-            let query = Dictionary(RequestInput.query(request), uniquingKeysWith: { _, last in last })
-            let skip = query["skip"] == "true"
-            let withFields = query["withFields"] == "true"
-            let page = max(Int(query["page"] ?? "") ?? 1, 1)
-            let limit = max(Int(query["limit"] ?? "") ?? 10, 1)
+            let query = RequestInput.query(request)
+            let skip = query.flag("skip")
+            let withFields = query.flag("withFields")
+            let page = try query.integer("page", in: 1...env.limits.search.page, default: 1)
+            let limit = try query.integer("limit", in: 1...env.limits.search.pageSize, default: 10)
             let answer: JSONValue = try await env.read(request) { db, _ in
                 let modules = try ModuleCatalog.all(in: db)
                 let chosen = skip ? modules : Array(modules.dropFirst((page - 1) * limit).prefix(limit))

@@ -5,9 +5,6 @@ import Hummingbird
 
 /// E10/E11: the identified user's pocket (§8): named reference lists plus a small JSON `data` object.
 enum PocketRoutes {
-    /// Documented limit of `data` (§8.1), counted on its compact serialization.
-    static let dataLimit = 2000
-
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
         router.get("/api/segmentation/identified-pocket/self") { request, _ in
             let filter = referenceFilter(RequestInput.query(request))
@@ -19,11 +16,16 @@ enum PocketRoutes {
 
         router.put("/api/segmentation/identified-pocket") { request, _ in
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
-            let change = try PocketChange(body)
+            let change = try PocketChange(body, limits: env.limits)
             let pocket = try await env.write(request) { db, principal in
                 let userId = try requireUser(principal)
                 var pocket = try load(userId: userId, in: db)
                 change.apply(to: &pocket)
+                // Each PUT replaces some lists: the sum of them must stay within the caps too.
+                guard pocket.references.count <= env.limits.pocketReferenceLists else {
+                    throw APIError.badRequest(
+                        "The pocket holds at most \(env.limits.pocketReferenceLists) reference lists; delete one first")
+                }
                 try db.execute(
                     sql: """
                         INSERT INTO server_pocket (user_id, references_json, data_json, updated_at) VALUES (?, ?, ?, ?)
@@ -51,14 +53,30 @@ enum PocketRoutes {
         var references: [String: JSONValue]?
         var data: [String: JSONValue]?
 
-        init(_ body: [String: JSONValue]) throws {
+        init(_ body: [String: JSONValue], limits: ServerLimits) throws {
             switch body["references"] {
             case nil, .null?: references = nil
             case .object(let object)?:
+                guard object.count <= limits.pocketReferenceLists else {
+                    throw APIError.badRequest(
+                        "The pocket holds at most \(limits.pocketReferenceLists) reference lists (got \(object.count))")
+                }
                 for (key, list) in object {
+                    guard key.unicodeScalars.count <= limits.pocketReferenceLength else {
+                        throw APIError.badRequest(
+                            "A reference list name is longer than \(limits.pocketReferenceLength) characters")
+                    }
                     switch list {
                     case .null: continue
-                    case .array(let items) where items.allSatisfy({ $0.stringValue != nil }): continue
+                    case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
+                        guard items.count <= limits.pocketEntriesPerList else {
+                            throw APIError.badRequest(
+                                "'references.\(key)' has \(items.count) entries; a list holds at most \(limits.pocketEntriesPerList)")
+                        }
+                        for case .string(let item) in items where item.unicodeScalars.count > limits.pocketReferenceLength {
+                            throw APIError.badRequest(
+                                "An entry of 'references.\(key)' is longer than \(limits.pocketReferenceLength) characters")
+                        }
                     default: throw APIError.badRequest("'references.\(key)' must be an array of strings or null")
                     }
                 }
@@ -68,10 +86,10 @@ enum PocketRoutes {
             switch body["data"] {
             case nil, .null?: data = nil
             case .object(let object)?:
-                let size = JSONValue.object(object).jsonString().count
-                guard size <= PocketRoutes.dataLimit else {
+                let size = PocketLimits.dataLength(object)
+                guard size <= limits.pocketDataCharacters else {
                     throw APIError.badRequest(
-                        "Pocket 'data' is limited to \(PocketRoutes.dataLimit) characters of serialized JSON (got \(size))")
+                        "Pocket 'data' is limited to \(limits.pocketDataCharacters) characters of serialized JSON (got \(size))")
                 }
                 data = object
             default: throw APIError.badRequest("'data' must be an object")
@@ -104,8 +122,8 @@ enum PocketRoutes {
 
     /// `filterReferences[]` values (raw or %5B%5D-encoded brackets, both decoded by now); nil = no
     /// filter. A single empty value means "data only" (Android, §8.1).
-    static func referenceFilter(_ query: [(String, String)]) -> Set<String>? {
-        let values = query.filter { $0.0 == "filterReferences[]" || $0.0 == "filterReferences" }.map(\.1)
+    static func referenceFilter(_ query: QueryParameters) -> Set<String>? {
+        let values = query.all("filterReferences[]", "filterReferences")
         if values.isEmpty { return nil }
         return Set(values.filter { !$0.isEmpty })
     }

@@ -11,7 +11,7 @@ enum SearchRoutes {
             _ = try RequestInput.kind(of: request, accepting: [.json])
             let data = try await RequestInput.bodyData(request, limit: env.maxBodyBytes)
             let search = try decode(data)
-            let page = try await env.read(request) { db, _ in try run(search, in: db) }
+            let page = try await env.read(request) { db, _ in try run(search, limits: env.limits.search, in: db) }
             return JSONResponse.make(data: try render(page))
         }
     }
@@ -28,7 +28,7 @@ enum SearchRoutes {
     }
 
     /// Runs the search with what the store needs to know about modules; unknown modules are 400.
-    static func run(_ search: SearchRequest, in db: Database) throws -> SearchPage {
+    static func run(_ search: SearchRequest, limits: SearchLimits, in db: Database) throws -> SearchPage {
         let modules = try ModuleCatalog.all(in: db)
         let idsByName = Dictionary(grouping: modules, by: \.name).mapValues { $0.map(\.id) }
         let known = Set(modules.map(\.id))
@@ -42,7 +42,7 @@ enum SearchRoutes {
             moduleIdsForName: { idsByName[$0] ?? [] },
             localizedFields: { localized[$0] ?? [] },
             relationFields: { relations[$0] ?? [] })
-        return try ContentTables.search(search, schema: schema, in: db)
+        return try ContentTables.search(search, schema: schema, limits: limits, in: db)
     }
 
     /// skip ⇒ plain array; otherwise `{pagination, items}` (§11.4), plus `included` (the related

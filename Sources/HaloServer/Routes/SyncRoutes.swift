@@ -7,6 +7,10 @@ import Synchronization
 
 /// E19 `POST /api/generalcontent/instance/sync` (§14), streamed.
 ///
+/// The answer is read in one snapshot at database speed into a `SyncSpool` and sent from there at
+/// the client's pace, so no client holds a database reader; `StreamAdmission` caps how many syncs
+/// run at once (overall, per token, per address) and how many read the database together.
+///
 /// Consistency: the sync timestamp T is taken on the writer queue between write transactions, and
 /// the read snapshot is opened right there (GRDB `asyncConcurrentRead`). Every write stamped ≤ T
 /// is therefore committed and visible, and every later write gets a stamp > T from the
@@ -40,21 +44,29 @@ enum SyncRoutes {
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let sync = try SyncRequest(body)
             let authorization = request.headers[.authorization]
-            let pipe = ChunkPipe()
+            // Counted from here until both the reader and the response have let go of the spool.
+            let release = try env.streams.admit(token: authorization, address: nil)
+            let spool = SyncSpool(
+                memoryBytes: env.limits.syncMemoryBytes, directory: env.configuration.dataDirectory, onRelease: release)
             let total = SyncTotal()
             let database = env.database
-            try await database.writeWithoutTransaction { _ in
-                let now = env.clock.current()
-                database.asyncConcurrentRead { result in
-                    produce(sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env, result, pipe, total)
+            await env.streams.enterReader()
+            do {
+                try await database.writeWithoutTransaction { _ in
+                    let now = env.clock.current()
+                    database.asyncConcurrentRead { result in
+                        defer { env.streams.leaveReader() }
+                        produce(sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env, result, spool, total)
+                    }
                 }
+            } catch {
+                env.streams.leaveReader()
+                throw error
             }
             // Errors found before the first byte (token, unknown module) become normal error envelopes.
-            switch await pipe.next() {
-            case .failure(let error):
-                pipe.close()
+            if case .failure(let error) = await spool.next() {
+                spool.stopConsuming()
                 throw error
-            default: break
             }
             // Additive: lets clients show "items done / total" (real SDKs ignore unknown headers).
             var headers: HTTPFields = [.contentType: JSONResponse.contentType]
@@ -62,9 +74,11 @@ enum SyncRoutes {
             return Response(
                 status: .ok, headers: headers,
                 body: ResponseBody { writer in
-                    defer { pipe.close() }
+                    // A client that stops reading is cut off by `StalledClientHandler`; the write
+                    // then throws and the spool is dropped.
+                    defer { spool.stopConsuming() }
                     while true {
-                        switch await pipe.next() {
+                        switch await spool.next() {
                         case .chunk(let buffer): try await writer.write(buffer)
                         case .end, .ready:
                             try await writer.finish(nil)
@@ -83,7 +97,7 @@ enum SyncRoutes {
     /// module, then walks the change set chunk by chunk into the pipe.
     private static func produce(
         _ sync: SyncRequest, syncTimestamp: Int64, authorization: String?, _ env: ServerEnvironment,
-        _ result: Result<Database, any Error>, _ pipe: ChunkPipe, _ total: SyncTotal
+        _ result: Result<Database, any Error>, _ pipe: SyncSpool, _ total: SyncTotal
     ) {
         do {
             let db = try result.get()

@@ -41,14 +41,15 @@ final class TestServer: @unchecked Sendable {
 
     static func start(
         directory: URL? = nil, tokenLifetimeMilliseconds: Int64 = 86_400_000, maxBodyBytes: Int = 8 * 1024 * 1024,
-        socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier()
+        limits: ServerLimits = ServerLimits(), socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier()
     ) async throws -> TestServer {
         let directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("halo-server-tests-\(UUID().uuidString)", isDirectory: true)
-        let server = try await HaloServerInstance.start(
-            HaloServerConfiguration(
-                dataDirectory: directory, maxBodyBytes: maxBodyBytes, tokenLifetimeMilliseconds: tokenLifetimeMilliseconds,
-                socialVerifier: socialVerifier, logRequests: false))
+        var configuration = HaloServerConfiguration(
+            dataDirectory: directory, limits: limits, tokenLifetimeMilliseconds: tokenLifetimeMilliseconds,
+            socialVerifier: socialVerifier, logRequests: false)
+        configuration.maxBodyBytes = maxBodyBytes
+        let server = try await HaloServerInstance.start(configuration)
         return TestServer(server: server, directory: directory)
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A plain TCP connection to the test server, for what URLSession cannot do: send malformed
+/// HTTP, hold a connection idle, or send a request and then never read the answer.
+final class RawConnection {
+    let descriptor: Int32
+
+    /// Connects to 127.0.0.1:`port`. `receiveBuffer` shrinks the socket's receive buffer, so a
+    /// client that does not read stalls the server's writes sooner.
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawConnectionError("socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let message = String(cString: strerror(errno))
+            Glibc.close(descriptor)
+            throw RawConnectionError("connect: \(message)")
+        }
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    func send(_ text: String) throws { try send(Data(text.utf8)) }
+
+    func send(_ data: Data) throws {
+        try data.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let result = Glibc.send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                guard result > 0 else { throw RawConnectionError("send: \(String(cString: strerror(errno)))") }
+                sent += result
+            }
+        }
+    }
+
+    /// Reads until the server closes the connection or `timeout` passes; returns what came.
+    func readToEnd(timeout: TimeInterval) -> (data: Data, closed: Bool) {
+        var data = Data()
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+            if ready <= 0 { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return (data, true) }
+            data.append(buffer, count: count)
+        }
+        return (data, false)
+    }
+
+    /// A POST with a JSON body, as HTTP/1.1 text.
+    static func post(_ path: String, json: String, token: String? = nil) -> String {
+        var head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        return head + "Content-Length: \(json.utf8.count)\r\n\r\n" + json
+    }
+}
+
+struct RawConnectionError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Open file descriptors of this process (the in-process server's included).
+func openDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
