@@ -44,18 +44,20 @@ final class RawConnection {
         }
     }
 
-    /// Reads until the server closes the connection or `timeout` passes; returns what came.
-    func readToEnd(timeout: TimeInterval) -> (data: Data, closed: Bool) {
+    /// Reads until the server closes the connection, `timeout` passes or `maxBytes` came;
+    /// returns what came.
+    func readToEnd(timeout: TimeInterval, maxBytes: Int = .max, until suffix: Data? = nil) -> (data: Data, closed: Bool) {
         var data = Data()
         let deadline = Date().addingTimeInterval(timeout)
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while Date() < deadline {
+        while Date() < deadline && data.count < maxBytes {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
             if ready <= 0 { continue }
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count <= 0 { return (data, true) }
             data.append(buffer, count: count)
+            if let suffix, data.count >= suffix.count, data.suffix(suffix.count) == suffix { break }
         }
         return (data, false)
     }

@@ -1,0 +1,149 @@
+import Foundation
+import HaloContentStore
+import HaloServer
+import XCTest
+
+/// Clients that stall, vanish or hoard connections cannot stop the server or hold what others
+/// need: sync answers are spooled (no client holds a database reader), stalled writes are cut
+/// off, idle connections time out, and streams are capped per token.
+final class StreamRobustnessTests: XCTestCase {
+    /// The time one ordinary request may take while the server is under this abuse.
+    static let answerBudget: Duration = .milliseconds(100)
+
+    private func startServer(_ adjust: (inout ServerLimits) -> Void = { _ in }) async throws -> TestServer {
+        var limits = ServerLimits()
+        limits.stallTimeout = .seconds(2)
+        adjust(&limits)
+        return try await TestServer.start(limits: limits)
+    }
+
+    /// The median time of a few searches; each must succeed.
+    private func medianSearch(_ server: TestServer, token: String, moduleId: String) async throws -> Duration {
+        var times: [Duration] = []
+        for _ in 0..<7 {
+            let start = ContinuousClock.now
+            let answer = try await server.call(
+                "POST", "/api/generalcontent/instance/search", token: token,
+                body: .json(["moduleIds": [.string(moduleId)], "pagination": ["page": 1, "limit": 20]]))
+            times.append(ContinuousClock.now - start)
+            XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
+        }
+        return times.sorted()[times.count / 2]
+    }
+
+    func testStalledSyncReadersAreDroppedAndStarveNobody() async throws {
+        let server = try await startServer()
+        defer { Task { await server.stop() } }
+        let seeded = try await server.admin.seedBenchmark(instances: 30_000, modules: 1)
+        let moduleId = try XCTUnwrap(seeded.first)
+        var tokens: [String] = []
+        for _ in 0..<4 { tokens.append(try await server.appToken()) }
+        let probe = try await server.appToken()
+        let before = try await medianSearch(server, token: probe, moduleId: moduleId)
+        // How long one sync of the module takes to produce, to know when all 16 have been.
+        let start = ContinuousClock.now
+        do {
+            let one = try RawConnection(port: server.server.port)
+            try one.send(RawConnection.post("/api/generalcontent/instance/sync", json: #"{"moduleId":"\#(moduleId)"}"#, token: probe))
+            // The answer is chunked: it ends with the empty chunk.
+            let (whole, _) = one.readToEnd(timeout: 60, until: Data("]}\r\n0\r\n\r\n".utf8))
+            XCTAssertGreaterThan(whole.count, 20_000_000, "one full sync of the module")
+        }
+        let oneSync = ContinuousClock.now - start
+        try await Task.sleep(for: .milliseconds(200))
+        let descriptorsBefore = openDescriptorCount()
+
+        // 16 syncs of the whole module (≈ 30 MB each), 4 per token; nobody reads the answers.
+        var readers: [RawConnection] = []
+        for index in 0..<16 {
+            let connection = try RawConnection(port: server.server.port, receiveBuffer: 4096)
+            try connection.send(RawConnection.post(
+                "/api/generalcontent/instance/sync", json: #"{"moduleId":"\#(moduleId)"}"#, token: tokens[index % 4]))
+            readers.append(connection)
+        }
+        // A fifth stream for a token is refused, with a time to come back.
+        try await Task.sleep(for: .seconds(1))
+        let extra = try await server.call(
+            "POST", "/api/generalcontent/instance/sync", token: tokens[0], body: .json(["moduleId": .string(moduleId)]))
+        XCTAssertEqual(extra.status, 429, "a fifth sync for one token")
+        if extra.status == 429 { assertEnvelope(extra, status: 429) }
+        XCTAssertNotNil(extra.headers["retry-after"])
+
+        let during = try await medianSearch(server, token: probe, moduleId: moduleId)
+        XCTAssertLessThan(during, Self.answerBudget, "a search while 16 syncs stall (before: \(before))")
+
+        // Once every answer is produced and the stall timeout has passed, the server has hung up on
+        // every reader: what is left to read is what the sockets' buffers held, then the end.
+        try await Task.sleep(for: oneSync * 8 + .seconds(4))
+        for (index, reader) in readers.enumerated() {
+            let (data, closed) = reader.readToEnd(timeout: 10, maxBytes: 8 << 20)
+            XCTAssertTrue(closed, "stalled reader \(index) is still being served (\(data.count) bytes read)")
+        }
+        readers.removeAll()
+        let after = try await medianSearch(server, token: probe, moduleId: moduleId)
+        XCTAssertLessThan(after, Self.answerBudget, "a search after the stalled syncs")
+
+        // Everything they held is released: the token may sync again, descriptors are back.
+        let again = try await server.call(
+            "POST", "/api/generalcontent/instance/sync", token: tokens[0],
+            body: .json(["moduleId": .string(moduleId), "fromSync": .number(Double(Date().timeIntervalSince1970 * 1000) - 1)]))
+        XCTAssertEqual(again.status, 200)
+        try await Task.sleep(for: .milliseconds(500))
+        XCTAssertLessThanOrEqual(openDescriptorCount(), descriptorsBefore + 4, "spool files or sockets leaked")
+    }
+
+    func testClientsThatHangUpOrTrickleDoNotStopTheServer() async throws {
+        let server = try await startServer()
+        defer { Task { await server.stop() } }
+        let seeded = try await server.admin.seedBenchmark(instances: 5_000, modules: 1)
+        let moduleId = try XCTUnwrap(seeded.first)
+        let token = try await server.appToken()
+        let request = RawConnection.post("/api/generalcontent/instance/sync", json: #"{"moduleId":"\#(moduleId)"}"#, token: token)
+
+        // Hang up at once, after a few bytes, and after the stall timeout: no crash either way.
+        for wait in [0.0, 0.3, 2.5] {
+            let connection = try RawConnection(port: server.server.port, receiveBuffer: 4096)
+            try connection.send(request)
+            if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+        }
+        // A trickle reader (4 kB every 100 ms) is served at its pace without holding anything
+        // others need: searches stay fast meanwhile.
+        let trickle = try RawConnection(port: server.server.port, receiveBuffer: 4096)
+        try trickle.send(request)
+        let descriptor = trickle.descriptor
+        let trickling = Task.detached {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<30 {
+                _ = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let during = try await medianSearch(server, token: token, moduleId: moduleId)
+        XCTAssertLessThan(during, Self.answerBudget, "a search while a client trickles a sync")
+        await trickling.value
+        withExtendedLifetime(trickle) {}
+        let full = try await server.call("POST", "/api/generalcontent/instance/sync", token: token, body: .json(["moduleId": .string(moduleId)]))
+        XCTAssertEqual(full.status, 200)
+        XCTAssertEqual(full.json["created"]?.arrayValue?.count, 5_000, "a normal sync still reads the whole answer")
+    }
+
+    func testAThousandIdleConnectionsLeaveRequestsAnswered() async throws {
+        let server = try await startServer { $0.idleTimeout = .seconds(3) }
+        defer { Task { await server.stop() } }
+        let moduleId = try await server.admin.addModule(ModuleSpec(name: "Notes", fields: [ModuleField("title", .text)]))
+        let token = try await server.appToken()
+        var idle: [RawConnection] = []
+        for _ in 0..<1000 { idle.append(try RawConnection(port: server.server.port)) }
+        // Half of them start a request and never finish it.
+        for connection in idle.prefix(500) { try connection.send("POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{") }
+        let during = try await medianSearch(server, token: token, moduleId: moduleId)
+        XCTAssertLessThan(during, Self.answerBudget, "a search with 1,000 idle connections open")
+        // The idle timeout closes them.
+        try await Task.sleep(for: .seconds(4))
+        XCTAssertTrue(idle[0].readToEnd(timeout: 5).closed, "an idle connection outlived the idle timeout")
+        XCTAssertTrue(idle[999].readToEnd(timeout: 5).closed, "an idle connection outlived the idle timeout")
+        idle.removeAll()
+        let after = try await medianSearch(server, token: token, moduleId: moduleId)
+        XCTAssertLessThan(after, Self.answerBudget, "a search after the idle connections")
+    }
+}
