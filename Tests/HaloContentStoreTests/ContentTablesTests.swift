@@ -118,7 +118,19 @@ final class ContentTablesTests: XCTestCase {
         XCTAssertEqual(third.offset, 20)
         XCTAssertEqual(third.items.map { Int($0.id, radix: 16) ?? 0 }, [1, 2, 3, 4, 5])
         XCTAssertEqual(try page(SearchRequest(pagination: .init(page: 4, limit: 10))).items, [])
-        let absurd = try page(SearchRequest(pagination: .init(page: 999_999_999_999, limit: 999_999_999_999)))
+        // Absurd pages are refused by the default limits, naming the limit…
+        let absurdRequest = SearchRequest(pagination: .init(page: 999_999_999_999, limit: 999_999_999_999))
+        XCTAssertThrowsError(try page(absurdRequest)) { error in
+            XCTAssertEqual(error as? ContentStoreError, .invalidRequest("pagination.limit is 999999999999; the largest page is 1000 items"))
+        }
+        let lastAllowed = try page(SearchRequest(pagination: .init(page: SearchLimits.default.page, limit: SearchLimits.default.pageSize)))
+        XCTAssertEqual(lastAllowed.items, [])
+        XCTAssertEqual(lastAllowed.offset, (SearchLimits.default.page - 1) * SearchLimits.default.pageSize)
+        // …and with limits lifted they saturate instead of trapping.
+        var unlimited = SearchLimits()
+        unlimited.page = .max
+        unlimited.pageSize = .max
+        let absurd = try db.read { try ContentTables.search(absurdRequest, limits: unlimited, in: $0) }
         XCTAssertEqual(absurd.items, [])
         XCTAssertEqual(absurd.total, 25)
         XCTAssertEqual(absurd.offset, Int.max, "saturates instead of trapping")
