@@ -22,6 +22,20 @@ final class CommandTests: XCTestCase {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    func testServeRefusesUnknownOrInvalidLimits() throws {
+        let unknown = try run(["serve", "--limit", "bogus=3", "--port", "0"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.output.contains("Unknown limit 'bogus'") && unknown.output.contains("sync-streams-per-token"), unknown.output)
+        let invalid = try run(["serve", "--limit", "search-page-size=0", "--port", "0"])
+        XCTAssertNotEqual(invalid.status, 0)
+        XCTAssertTrue(invalid.output.contains("search-page-size needs a whole number of at least 1"), invalid.output)
+        var limits = ServerLimits()
+        try limits.set("stall-timeout=7")
+        try limits.set("search-like-pattern=50")
+        XCTAssertEqual(limits.stallTimeout, .seconds(7))
+        XCTAssertEqual(limits.search.likePattern, 50)
+    }
+
     func testSeedClientAndUserCommands() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
