@@ -61,7 +61,7 @@ final class CrashTests: XCTestCase {
         ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
-    private static func token(_ base: URL, _ client: ClientCredentials, _ session: URLSession) async throws -> String {
+    static func token(_ base: URL, _ client: ClientCredentials, _ session: URLSession) async throws -> String {
         var request = URLRequest(url: base.appendingPathComponent("api/oauth/token"))
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
@@ -78,9 +78,16 @@ final class ChildServer: @unchecked Sendable {
     private let process = Process()
     private let errors = Pipe()
 
-    init(binary: URL, directory: URL) throws {
-        process.executableURL = binary
-        process.arguments = ["serve", "--port", "0", "--data", directory.path, "--quiet"]
+    /// `openFileLimit` starts it under `ulimit -n` (soft and hard), as a tightly set-up host would.
+    init(binary: URL, directory: URL, openFileLimit: Int? = nil) throws {
+        let arguments = ["serve", "--port", "0", "--data", directory.path, "--quiet"]
+        if let openFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -99,6 +106,17 @@ final class ChildServer: @unchecked Sendable {
             }
         }
         throw NSError(domain: "ChildServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no port in: \(text)"])
+    }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// User plus system CPU time the process has used so far, in seconds.
+    func cpuSeconds() throws -> Double {
+        let fields = try String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8)
+            .split(separator: ")").last.map { $0.split(separator: " ") } ?? []
+        // After the ")" of the command name, utime and stime are the 12th and 13th fields.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     func kill() {

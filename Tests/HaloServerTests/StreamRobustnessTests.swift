@@ -3,6 +3,10 @@ import HaloContentStore
 import HaloServer
 import XCTest
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Clients that stall, vanish or hoard connections cannot stop the server or hold what others
 /// need: sync answers are spooled (no client holds a database reader), stalled writes are cut
 /// off, idle connections time out, and streams are capped per token.
@@ -145,5 +149,40 @@ final class StreamRobustnessTests: XCTestCase {
         idle.removeAll()
         let after = try await medianSearch(server, token: token, moduleId: moduleId)
         XCTAssertLessThan(after, Self.answerBudget, "a search after the idle connections")
+    }
+
+    /// On a host whose open-file limit is tiny, a flood of idle connections neither makes the
+    /// server spin on failing accepts nor keeps a real client out: idle connections make room.
+    func testAnIdleFloodUnderATinyFileLimitNeitherSpinsNorLocksOut() async throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            return XCTFail("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-fd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try await HaloServerAdmin.open(dataDirectory: directory).addClient()
+        let child = try ChildServer(binary: binary, directory: directory, openFileLimit: 64)
+        defer { child.kill() }
+        let port = try child.waitForPort()
+        let session = URLSession(configuration: .ephemeral)
+        let token = try await CrashTests.token(try XCTUnwrap(URL(string: "http://127.0.0.1:\(port)")), client, session)
+
+        var idle: [RawConnection] = []
+        for _ in 0..<300 { idle.append(try RawConnection(port: port)) }
+        let cpuBefore = try child.cpuSeconds()
+        try await Task.sleep(for: .seconds(2))
+        let spent = try child.cpuSeconds() - cpuBefore
+        XCTAssertLessThan(spent, 0.3, "the server spent \(spent) s of CPU in 2 s with nothing to do")
+
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "http://127.0.0.1:\(port)/api/authentication/version/current")))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 5
+        for _ in 0..<3 {
+            let start = ContinuousClock.now
+            let (_, response) = try await session.data(for: request)
+            XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+            XCTAssertLessThan(ContinuousClock.now - start, .seconds(1), "a real client waited behind idle connections")
+        }
+        withExtendedLifetime(idle) {}
     }
 }

@@ -97,18 +97,22 @@ public final class HaloServerInstance: Sendable {
         if configuration.logRequests { router.add(middleware: RequestLogMiddleware(logger: logger)) }
         router.add(middleware: ErrorEnvelopeMiddleware())
         Routes.register(on: router, environment)
-        ConnectionLimits.raiseDescriptorLimit(logger: logger)
         let limits = configuration.limits
+        let connectionCap = ConnectionLimits.connectionCap(limits, logger: logger)
+        // Idle connections make room for new ones well before the hard cap is reached.
+        let connections = ConnectionRegistry(evictionThreshold: connectionCap * 9 / 10)
         let application = Application(
             router: router,
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [StalledClientHandler(timeout: .init(limits.stallTimeout))],
+                    additionalChannelHandlers: [
+                        StalledClientHandler(timeout: .init(limits.stallTimeout)), ConnectionTracker(registry: connections),
+                    ],
                     idleTimeout: .init(limits.idleTimeout))),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "HaloServer",
-                // Past the cap the listener stops accepting (no busy loop); waiting clients queue in the backlog.
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.connections, logger: logger)),
+                // At the cap the listener stops accepting (no busy loop); waiting clients queue in the backlog.
+                availableConnectionsDelegate: MaximumAvailableConnections(connectionCap, logger: logger)),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
         return (application, HaloServerAdmin(environment: environment))
