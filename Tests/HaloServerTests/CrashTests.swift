@@ -11,10 +11,7 @@ import FoundationNetworking
 /// all of the batch or none of it (one transaction per request).
 final class CrashTests: XCTestCase {
     func testKillMidBatchLeavesAllOrNothing() async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            return XCTFail("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
-        }
+        let binary = try ChildServer.builtBinary()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let setup = try HaloServerAdmin.open(dataDirectory: directory)
@@ -77,6 +74,15 @@ final class CrashTests: XCTestCase {
 final class ChildServer: @unchecked Sendable {
     private let process = Process()
     private let errors = Pipe()
+
+    /// The `halo-server` built next to the test bundle.
+    static func builtBinary() throws -> URL {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw RawConnectionError("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
+        }
+        return binary
+    }
 
     /// `openFileLimit` starts it under `ulimit -n` (soft and hard), as a tightly set-up host would.
     init(binary: URL, directory: URL, openFileLimit: Int? = nil) throws {

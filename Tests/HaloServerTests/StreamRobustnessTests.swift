@@ -154,10 +154,7 @@ final class StreamRobustnessTests: XCTestCase {
     /// On a host whose open-file limit is tiny, a flood of idle connections neither makes the
     /// server spin on failing accepts nor keeps a real client out: idle connections make room.
     func testAnIdleFloodUnderATinyFileLimitNeitherSpinsNorLocksOut() async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            return XCTFail("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
-        }
+        let binary = try ChildServer.builtBinary()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-fd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let client = try await HaloServerAdmin.open(dataDirectory: directory).addClient()
