@@ -79,7 +79,7 @@ final class ChildServer: @unchecked Sendable {
     static func builtBinary() throws -> URL {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw RawConnectionError("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
+            throw TestSupportError("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
         }
         return binary
     }

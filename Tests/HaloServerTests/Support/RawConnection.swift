@@ -9,7 +9,7 @@ final class RawConnection {
     /// client that does not read stalls the server's writes sooner.
     init(port: Int, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw RawConnectionError("socket: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw TestSupportError("socket: \(String(cString: strerror(errno)))") }
         if var size = receiveBuffer {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -25,7 +25,7 @@ final class RawConnection {
         guard connected == 0 else {
             let message = String(cString: strerror(errno))
             Glibc.close(descriptor)
-            throw RawConnectionError("connect: \(message)")
+            throw TestSupportError("connect: \(message)")
         }
     }
 
@@ -38,7 +38,7 @@ final class RawConnection {
             var sent = 0
             while sent < bytes.count {
                 let result = Glibc.send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
-                guard result > 0 else { throw RawConnectionError("send: \(String(cString: strerror(errno)))") }
+                guard result > 0 else { throw TestSupportError("send: \(String(cString: strerror(errno)))") }
                 sent += result
             }
         }
@@ -70,7 +70,7 @@ final class RawConnection {
     }
 }
 
-struct RawConnectionError: Error, CustomStringConvertible {
+struct TestSupportError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
