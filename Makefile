@@ -5,7 +5,7 @@ DESTDIR ?=
 APP_ID := io.github.halodesk.HaloDesk
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all setup build release run test validate bench install uninstall clean
+.PHONY: all setup build release run test validate bench install uninstall clean fuzz
 
 all: build
 
@@ -35,6 +35,12 @@ validate: setup
 ## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
 test: build validate
 	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build --disable-swift-testing
+
+## fuzz: the server fuzz test alone for longer (HALO_FUZZ_SECONDS, default 120; HALO_FUZZ_SEED, default random);
+## new failing inputs land in Tests/FuzzCorpus (no GUI needed)
+fuzz: build
+	HALO_FUZZ_SECONDS=$${HALO_FUZZ_SECONDS:-120} HALO_FUZZ_SEED=$${HALO_FUZZ_SEED:-random} \
+		swift test --skip-build --disable-swift-testing --filter HaloServerTests.ServerFuzzTests
 
 ## bench: the speed figures the issues ask for, each against its floor (see README)
 bench: setup
