@@ -5,9 +5,6 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// The request context every route uses.
-typealias ServerContext = BasicRequestContext
-
 /// A running HALO-compatible server: the app's in-process local workspace, the peer of the
 /// integration tests, and what `halo-server serve` runs.
 ///

@@ -9,11 +9,16 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     var status: HTTPResponse.Status
     var message: String
     var extra: JSONValue
+    /// Sent as `Retry-After` (seconds): when a 429 or 503 may be retried.
+    var retryAfterSeconds: Int?
 
-    init(_ status: HTTPResponse.Status, _ message: String, extra: JSONValue = .object([:])) {
+    init(
+        _ status: HTTPResponse.Status, _ message: String, extra: JSONValue = .object([:]), retryAfterSeconds: Int? = nil
+    ) {
         self.status = status
         self.message = message
         self.extra = extra
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     var description: String { "\(status.code) \(message)" }
@@ -25,8 +30,15 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
 
     var envelope: JSONValue { ["error": errorObject] }
 
+    /// The envelope as a response, with `Retry-After` when set.
+    var response: Response {
+        var response = JSONResponse.make(envelope, status: status)
+        if let retryAfterSeconds { response.headers[.retryAfter] = String(retryAfterSeconds) }
+        return response
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        JSONResponse.make(envelope, status: status)
+        response
     }
 
     // MARK: Common cases
@@ -37,6 +49,9 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         APIError(.badRequest, message, extra: extra)
     }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, message) }
+
+    /// 507: the server's disk is full.
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }
 
 extension APIError {
