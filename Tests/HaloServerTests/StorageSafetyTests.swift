@@ -38,7 +38,7 @@ final class StorageSafetyTests: XCTestCase {
     func testFullDiskAnswers507AndTheServerRecovers() async throws {
         let mount = FileManager.default.temporaryDirectory.appendingPathComponent("halo-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
-        let mounted = Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=6m,mode=0700", "tmpfs", mount.path])
+        let mounted = Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=32m,mode=0700", "tmpfs", mount.path])
         guard mounted.status == 0 else {
             try? FileManager.default.removeItem(at: mount)
             let reason = geteuid() == 0 ? "mount failed even as root" : "not root (euid \(geteuid()))"
@@ -49,13 +49,14 @@ final class StorageSafetyTests: XCTestCase {
         let server = try await TestServer.start(directory: mount.appendingPathComponent("data")) { _ in }
         self.server = server
         let editor = try await server.appToken(editor: true)
-        let module = try await server.admin.addModule(ModuleSpec(name: "Notes", fields: [ModuleField("text", .text)]))
+        let module = try await server.admin.addModule(ModuleSpec(name: "Notes", fields: [ModuleField("text", .longText)]))
         func save(_ name: String, bytes: Int) async throws -> HTTPAnswer {
             try await server.call(
                 "POST", "/api/generalcontent/instance", token: editor,
                 body: .json([
                     "module": .string(module), "name": .string(name),
-                    "values": ["text": .string(String(repeating: "x", count: bytes))], "tags": [],
+                    "values": ["text": .string(String(String(repeating: "lorem ipsum dolor ", count: bytes / 18 + 1).prefix(bytes)))],
+                    "tags": [],
                 ]))
         }
         assertStatus(try await save("small", bytes: 100), 200)
@@ -75,7 +76,7 @@ final class StorageSafetyTests: XCTestCase {
         try? handle.close()
         XCTAssertGreaterThan(written, 0)
 
-        let full = try await save("big", bytes: 1_000_000)
+        let full = try await save("big", bytes: 200_000)
         let message = assertEnvelope(full, status: 507)
         XCTAssertTrue(message.contains("disk is full"), message)
         // Reads still work.
@@ -86,7 +87,7 @@ final class StorageSafetyTests: XCTestCase {
 
         // Free the space: writes work again, without a restart.
         try FileManager.default.removeItem(at: filler)
-        let recovered = try await save("big", bytes: 1_000_000)
+        let recovered = try await save("big", bytes: 200_000)
         XCTAssertEqual(recovered.status, 200, String(decoding: recovered.data, as: UTF8.self))
         assertStatus(try await save("after", bytes: 100), 200)
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -7,9 +6,13 @@ import Synchronization
 ///
 /// Every route handler runs on the cooperative pool, which has one thread per core: a handler that
 /// spends 50 ms in PBKDF2 holds a whole core's worth of request handling. With a few concurrent
-/// password guessers every other request queued behind them. Here a hash is a job on a GCD worker
-/// thread, at most `width` of them at once (default: all cores but one, so one core is always left
-/// for the rest of the server), and the awaiting handler is suspended, not blocking, meanwhile.
+/// password guessers every other request queued behind them. Here a hash is a job on a thread of
+/// its own, at most `width` of them at once (default: all cores but one, so one core is always
+/// left for the rest of the server), and the awaiting handler is suspended, not blocking, meanwhile.
+///
+/// The threads are plain `Thread`s, not GCD's global queues: on Linux those share their
+/// CPU-count-wide thread pool with Swift's cooperative executor, so blocking them would starve
+/// the requests just the same.
 ///
 /// Two lanes: `.trusted` jobs (an address checking the password of an account it logged into
 /// before, see `LoginThrottle`) run before `.untrusted` ones, so guessers queueing hashes for
@@ -45,14 +48,12 @@ final class HashingExecutor: Sendable {
     /// How many hashes may run at once.
     let width: Int
     private let state = Mutex(State())
-    private let queue: DispatchQueue
 
     /// The default width: every core but one, at least one.
     static var defaultWidth: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 1) }
 
     init(width: Int = HashingExecutor.defaultWidth) {
         self.width = max(1, width)
-        queue = DispatchQueue(label: "halo-server.password-hashing", qos: .userInitiated, attributes: .concurrent)
     }
 
     /// Runs `work` on a hashing thread and returns its result; the caller suspends meanwhile.
@@ -84,10 +85,15 @@ final class HashingExecutor: Sendable {
             state.running += 1
             return true
         }
-        if startWorker { queue.async { self.drain() } }
+        if startWorker {
+            let thread = Thread { self.drain() }
+            thread.name = "halo-server password hashing"
+            thread.start()
+        }
     }
 
-    /// A worker: runs queued jobs until none is left, then retires.
+    /// A worker: runs queued jobs until none is left, then retires (a hash costs far more than
+    /// starting a thread).
     private func drain() {
         while let job = state.withLock({ state -> Job? in
             if let job = state.pop() { return job }

@@ -59,6 +59,15 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(
                 .serviceUnavailable, "The server's database is busy with another write; try again in a moment",
                 retryAfterSeconds: 1)
+        case .SQLITE_ABORT where ServerDatabase.diskIsNearlyFull(), .SQLITE_IOERR where ServerDatabase.diskIsNearlyFull():
+            // SQLite rolls a transaction back by itself after SQLITE_FULL; code that then runs
+            // another statement of it gets GRDB's SQLITE_ABORT "Transaction was aborted" instead.
+            return diskFull
+        case .SQLITE_ABORT:
+            return APIError(
+                .serviceUnavailable,
+                "The server's database rolled this write back (SQLite does so when its disk fails or fills up); try again",
+                retryAfterSeconds: 1)
         case .SQLITE_IOERR:
             return APIError(
                 .internalServerError,

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HaloContentStore
+import Synchronization
 
 /// The server's SQLite database: one WAL-mode `DatabasePool` in the data directory, migrated on
 /// open. Content instances live in the content store's `content_*` tables; everything else
@@ -16,6 +17,11 @@ enum ServerDatabase {
 
     static func open(directory: URL) throws -> DatabasePool {
         try preparePrivateFiles(in: directory)
+        openDirectories.withLock { directories in
+            directories.removeAll { $0 == directory.path }
+            directories.append(directory.path)
+            if directories.count > 16 { directories.removeFirst(directories.count - 16) }
+        }
         var configuration = Configuration()
         // Several processes (server + `halo-server user add`) may write the same file.
         configuration.busyMode = .timeout(10)
@@ -61,6 +67,23 @@ enum ServerDatabase {
         if skippingSticky && info.st_mode & 0o1000 != 0 { return }
         let permissions = info.st_mode & 0o7777
         if permissions != mode { _ = chmod(path, mode) }
+    }
+
+    // MARK: Free space
+
+    /// Data directories opened by this process (the latest 16), for `diskIsNearlyFull`.
+    private static let openDirectories = Mutex<[String]>([])
+
+    /// Whether the disk of a database this process opened has less than `threshold` bytes left
+    /// for it. Tells a full disk apart when SQLite only reports the transaction it rolled back.
+    static func diskIsNearlyFull(threshold: UInt64 = 1 << 20) -> Bool {
+        openDirectories.withLock { directories in
+            directories.contains { path in
+                var info = statvfs()
+                guard statvfs(path, &info) == 0 else { return false }
+                return UInt64(info.f_bavail) * UInt64(info.f_frsize) < threshold
+            }
+        }
     }
 
     /// A clock that stays above every stamp already stored, so a wall clock set back between two
