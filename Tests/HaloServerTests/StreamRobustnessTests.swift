@@ -72,6 +72,12 @@ final class StreamRobustnessTests: XCTestCase {
         XCTAssertEqual(extra.status, 429, "a fifth sync for one token")
         if extra.status == 429 { assertEnvelope(extra, status: 429) }
         XCTAssertNotNil(extra.headers["retry-after"])
+        // So is a seventeenth from the same address, whatever its token.
+        let fresh = try await server.appToken()
+        let crowd = try await server.call(
+            "POST", "/api/generalcontent/instance/sync", token: fresh, body: .json(["moduleId": .string(moduleId)]))
+        XCTAssertEqual(crowd.status, 429, "a seventeenth sync from one address")
+        if crowd.status == 429 { XCTAssertTrue(assertEnvelope(crowd, status: 429).contains("address")) }
 
         let during = try await medianSearch(server, token: probe, moduleId: moduleId)
         XCTAssertLessThan(during, Self.answerBudget, "a search while 16 syncs stall (before: \(before))")

@@ -49,7 +49,8 @@ public struct HaloServerAdmin: Sendable {
 
     /// Adds an app client; `editor` lets its tokens create, update and delete content.
     public func addClient(name: String = "App", editor: Bool = false) async throws -> ClientCredentials {
-        let (id, secret) = try await Accounts.createClient(name: name, editor: editor, in: environment.database)
+        let (id, secret) = try await Accounts.createClient(
+            name: name, editor: editor, in: environment.database, hashing: environment.hashing)
         return ClientCredentials(clientId: id, clientSecret: secret)
     }
 
@@ -62,7 +63,7 @@ public struct HaloServerAdmin: Sendable {
         user.editor = editor
         user.name = name
         user.surname = surname
-        return try await Accounts.createUser(user, in: environment.database).id
+        return try await Accounts.createUser(user, in: environment.database, hashing: environment.hashing).id
     }
 
     /// Creates a module with its fields; returns the module id.

@@ -29,7 +29,8 @@ struct UserProfile: Sendable {
 }
 
 /// App clients and users: creation and credential checks. Slow hashing runs outside database
-/// transactions so it never holds the writer lock.
+/// transactions so it never holds the writer lock, and on the `HashingExecutor` so it never
+/// blocks the cooperative thread pool that serves requests.
 enum Accounts {
     struct NewUser: Sendable {
         var email: String
@@ -45,10 +46,12 @@ enum Accounts {
     }
 
     /// Creates an app client; returns its id and the plain secret (shown once, stored hashed).
-    static func createClient(name: String, editor: Bool, in pool: DatabasePool) async throws -> (id: String, secret: String) {
+    static func createClient(name: String, editor: Bool, in pool: DatabasePool, hashing: HashingExecutor) async throws
+        -> (id: String, secret: String)
+    {
         let id = Identifiers.secret(24)
         let secret = Identifiers.secret(40)
-        let hash = try SecretHasher.hashPassword(secret)
+        let hash = try await hashing.run { try SecretHasher.hashPassword(secret) }
         try await pool.write { db in
             try db.execute(
                 sql: "INSERT INTO server_client (id, secret_hash, name, editor, app_id, created_at) VALUES (?, ?, ?, ?, 1, ?)",
@@ -58,8 +61,9 @@ enum Accounts {
     }
 
     /// Creates a user; 400 when the email is taken. Returns the stored profile.
-    static func createUser(_ user: NewUser, in pool: DatabasePool) async throws -> UserProfile {
-        let hash = try user.password.map(SecretHasher.hashPassword)
+    static func createUser(_ user: NewUser, in pool: DatabasePool, hashing: HashingExecutor) async throws -> UserProfile {
+        let password = user.password
+        let hash = try await hashing.run { try password.map(SecretHasher.hashPassword) }
         let id = "identified-" + Identifiers.randomLowercase(25)
         return try await pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM server_user WHERE email = ?", arguments: [user.email]) == true {
@@ -88,22 +92,23 @@ enum Accounts {
         return UserProfile(row: row)
     }
 
-    /// The user id when `password` matches the stored hash of the `halo` account `email`.
-    static func verifyPassword(email: String, password: String, in pool: DatabasePool) throws -> String? {
-        guard
-            let row = try pool.read({ db in
-                try Row.fetchOne(
-                    db, sql: "SELECT id, password_hash FROM server_user WHERE email = ? AND password_hash IS NOT NULL",
-                    arguments: [email])
-            })
-        else {
+    /// The user id when `password` matches the stored hash of the `halo` account `email`. The
+    /// hash runs on `hashing`, in `lane`.
+    static func verifyPassword(
+        email: String, password: String, in pool: DatabasePool, hashing: HashingExecutor,
+        lane: HashingExecutor.Lane = .untrusted
+    ) async throws -> String? {
+        let account = try await pool.read { db -> (id: String, hash: String)? in
+            try Row.fetchOne(
+                db, sql: "SELECT id, password_hash FROM server_user WHERE email = ? AND password_hash IS NOT NULL",
+                arguments: [email]
+            ).map { row in (row["id"], row["password_hash"]) }
+        }
+        guard let (id, stored) = account else {
             // Same cost as a real check, so response time does not reveal which emails exist.
-            _ = SecretHasher.verifyPassword(password, against: dummyHash)
+            _ = await hashing.run(lane) { SecretHasher.verifyPassword(password, against: SecretHasher.dummyHash) }
             return nil
         }
-        let stored: String = row["password_hash"]
-        return SecretHasher.verifyPassword(password, against: stored) ? row["id"] : nil
+        return await hashing.run(lane) { SecretHasher.verifyPassword(password, against: stored) } ? id : nil
     }
-
-    private static let dummyHash = (try? SecretHasher.hashPassword(Identifiers.secret())) ?? ""
 }

@@ -7,9 +7,20 @@ import _CryptoExtras
 /// Passwords and client secrets are low-entropy or long-lived, so they get a salted slow hash
 /// (PBKDF2-HMAC-SHA256, 210,000 rounds, 16-byte random salt). Tokens are 238-bit random strings:
 /// a plain SHA-256 is enough there and keeps the per-request check cheap.
+///
+/// The slow functions are synchronous and take tens of milliseconds: call them through a
+/// `HashingExecutor`, never directly from a request handler.
 enum SecretHasher {
     static let rounds = 210_000
     private static let scheme = "pbkdf2-sha256"
+
+    /// A well-formed hash that no password matches (its digest is not one PBKDF2 gives for its salt
+    /// in practice), checked against when an account does not exist so that costs the same as a
+    /// real check. A constant: computing one would cost a hash at first use.
+    static let dummyHash = [
+        scheme, String(rounds), Data(repeating: 0x5A, count: 16).base64EncodedString(),
+        Data(repeating: 0, count: 32).base64EncodedString(),
+    ].joined(separator: "$")
 
     /// `pbkdf2-sha256$<rounds>$<salt b64>$<hash b64>`.
     static func hashPassword(_ password: String) throws -> String {

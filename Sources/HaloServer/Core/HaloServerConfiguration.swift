@@ -21,6 +21,11 @@ public struct HaloServerConfiguration: Sendable {
     public var socialVerifier: any SocialTokenVerifier
     /// Log one line per request (method, path, status, duration).
     public var logRequests: Bool
+    /// Brute-force protection of password and client-secret checks (see `LoginThrottle`).
+    public var loginThrottle: LoginThrottle.Settings
+    /// Password hashes (PBKDF2) run at most this many at once, on their own threads; nil: one per
+    /// core but one, at least one (see `HashingExecutor`).
+    public var passwordHashingConcurrency: Int?
 
     public init(
         host: String = "127.0.0.1",
@@ -29,7 +34,9 @@ public struct HaloServerConfiguration: Sendable {
         limits: ServerLimits = ServerLimits(),
         tokenLifetimeMilliseconds: Int64 = 86_400_000,
         socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier(),
-        logRequests: Bool = true
+        logRequests: Bool = true,
+        loginThrottle: LoginThrottle.Settings = .default,
+        passwordHashingConcurrency: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -38,5 +45,7 @@ public struct HaloServerConfiguration: Sendable {
         self.tokenLifetimeMilliseconds = tokenLifetimeMilliseconds
         self.socialVerifier = socialVerifier
         self.logRequests = logRequests
+        self.loginThrottle = loginThrottle
+        self.passwordHashingConcurrency = passwordHashingConcurrency
     }
 }

@@ -6,9 +6,6 @@ import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
-/// The request context every route uses.
-typealias ServerContext = BasicRequestContext
-
 /// A running HALO-compatible server: the app's in-process local workspace, the peer of the
 /// integration tests, and what `halo-server serve` runs.
 ///

@@ -13,14 +13,23 @@ struct ServerEnvironment: Sendable {
     let logger: Logger
     /// Caps on concurrent syncs and their database readers.
     let streams: StreamAdmission
+    /// Where password hashes run (off the cooperative thread pool).
+    let hashing: HashingExecutor
+    /// Brute-force protection of logins and token grants.
+    let logins: LoginThrottle
 
-    init(database: DatabasePool, clock: MonotonicClock, tokens: TokenService, configuration: HaloServerConfiguration, logger: Logger) {
+    init(
+        database: DatabasePool, clock: MonotonicClock, tokens: TokenService, configuration: HaloServerConfiguration,
+        logger: Logger
+    ) {
         self.database = database
         self.clock = clock
         self.tokens = tokens
         self.configuration = configuration
         self.logger = logger
         streams = StreamAdmission(limits: configuration.limits)
+        hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
+        logins = LoginThrottle(settings: configuration.loginThrottle)
     }
 
     var maxBodyBytes: Int { configuration.limits.bodyBytes }

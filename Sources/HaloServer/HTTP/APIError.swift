@@ -9,10 +9,12 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     var status: HTTPResponse.Status
     var message: String
     var extra: JSONValue
-    /// Seconds after which a retry may succeed, sent as `Retry-After` (429, 503).
+    /// Sent as `Retry-After` (seconds): when a 429 or 503 may be retried.
     var retryAfterSeconds: Int?
 
-    init(_ status: HTTPResponse.Status, _ message: String, extra: JSONValue = .object([:]), retryAfterSeconds: Int? = nil) {
+    init(
+        _ status: HTTPResponse.Status, _ message: String, extra: JSONValue = .object([:]), retryAfterSeconds: Int? = nil
+    ) {
         self.status = status
         self.message = message
         self.extra = extra
@@ -28,15 +30,15 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
 
     var envelope: JSONValue { ["error": errorObject] }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        response
-    }
-
-    /// The envelope with this error's status and `Retry-After`, when it has one.
+    /// The envelope as a response, with `Retry-After` when set.
     var response: Response {
         var response = JSONResponse.make(envelope, status: status)
         if let retryAfterSeconds { response.headers[.retryAfter] = String(retryAfterSeconds) }
         return response
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        response
     }
 
     // MARK: Common cases
@@ -47,6 +49,9 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         APIError(.badRequest, message, extra: extra)
     }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, message) }
+
+    /// 507: the server's disk is full.
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }
 
 extension APIError {

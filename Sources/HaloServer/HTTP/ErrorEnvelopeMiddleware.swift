@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HaloContentStore
 import Hummingbird
 import Logging
@@ -34,6 +35,54 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             if error.status == .notFound { return .notFound("No API route matches \(path)") }
             if error.status == .contentTooLarge { return APIError(.contentTooLarge, "Request body is too large") }
             return APIError(error.status, error.body ?? error.status.reasonPhrase)
+        case let error as DatabaseError:
+            return apiError(for: error)
+        case let error as CocoaError where error.code == .fileWriteOutOfSpace:
+            return diskFull
+        case let error as POSIXError where error.code == .ENOSPC || error.code == .EDQUOT:
+            return diskFull
+        default:
+            return APIError(.internalServerError, "Internal server error")
+        }
+    }
+
+    /// 507 with a sentence a person can act on.
+    static var diskFull: APIError {
+        APIError(
+            APIError.insufficientStorage,
+            "The server's disk is full, so nothing could be saved; free some space on the server and try again")
+    }
+
+    /// SQLite failures that are not the request's fault, in words: a full disk is 507, a busy
+    /// database 503 (retry), damaged or unwritable storage 500 with the reason.
+    static func apiError(for error: DatabaseError) -> APIError {
+        switch error.resultCode {
+        case .SQLITE_FULL:
+            return diskFull
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return APIError(
+                .serviceUnavailable, "The server's database is busy with another write; try again in a moment",
+                retryAfterSeconds: 1)
+        case .SQLITE_ABORT where ServerDatabase.diskIsNearlyFull(), .SQLITE_IOERR where ServerDatabase.diskIsNearlyFull():
+            // SQLite rolls a transaction back by itself after SQLITE_FULL; code that then runs
+            // another statement of it gets GRDB's SQLITE_ABORT "Transaction was aborted" instead.
+            return diskFull
+        case .SQLITE_ABORT:
+            return APIError(
+                .serviceUnavailable,
+                "The server's database rolled this write back (SQLite does so when its disk fails or fills up); try again",
+                retryAfterSeconds: 1)
+        case .SQLITE_IOERR:
+            return APIError(
+                .internalServerError,
+                "The server could not read or write its database file (disk I/O error); check the server's disk")
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
+            return APIError(
+                .internalServerError,
+                "The server cannot write its database file; check the permissions and space of its data directory")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return APIError(
+                .internalServerError, "The server's database file is damaged; restore it from a backup")
         default:
             return APIError(.internalServerError, "Internal server error")
         }

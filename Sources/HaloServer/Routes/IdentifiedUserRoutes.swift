@@ -34,19 +34,24 @@ enum IdentifiedUserRoutes {
                 if user.photoUrl.isEmpty { user.photoUrl = identity.photoURL }
             }
             guard isPlausibleEmail(user.email) else { throw APIError.badRequest("'email' is not a valid email address") }
-            let created = try await Accounts.createUser(user, in: env.database)
+            let created = try await Accounts.createUser(user, in: env.database, hashing: env.hashing)
             return JSONResponse.make(created.json)
         }
 
         // The body's credentials authenticate this call: a valid, stale or absent token is fine (§7.2).
-        router.post("/api/segmentation/identified/login") { request, _ in
+        // Password checks go through `LoginThrottle` (429 when the email or the address failed too often).
+        router.post("/api/segmentation/identified/login") { request, context in
             let fields = try await RequestInput.fields(request, limit: env.maxBodyBytes)
             let network = try fields.optionalString("network").flatMap { $0.isEmpty ? nil : $0 } ?? "halo"
             let userId: String
             if network == "halo" {
-                guard let email = try fields.optionalString("email"), let password = try fields.optionalString("password"),
-                    let verified = try Accounts.verifyPassword(email: email, password: password, in: env.database)
+                guard let email = try fields.optionalString("email"), let password = try fields.optionalString("password")
                 else { throw APIError.badRequest("Credentials are not valid") }
+                let verified = try await env.logins.check(.user(email: email), address: context.clientAddress) { lane in
+                    try await Accounts.verifyPassword(
+                        email: email, password: password, in: env.database, hashing: env.hashing, lane: lane)
+                }
+                guard let verified else { throw APIError.badRequest("Credentials are not valid") }
                 userId = verified
             } else {
                 let identity = try await verifySocial(network: network, token: try fields.requiredString("token"), env)
@@ -93,7 +98,7 @@ enum IdentifiedUserRoutes {
         user.name = identity.name
         user.surname = identity.surname
         user.photoUrl = identity.photoURL
-        return try await Accounts.createUser(user, in: env.database).id
+        return try await Accounts.createUser(user, in: env.database, hashing: env.hashing).id
     }
 
     private static func isPlausibleEmail(_ email: String) -> Bool {

@@ -40,12 +40,12 @@ enum SyncRoutes {
     }
 
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
-        router.post("/api/generalcontent/instance/sync") { request, _ in
+        router.post("/api/generalcontent/instance/sync") { request, context in
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let sync = try SyncRequest(body)
             let authorization = request.headers[.authorization]
             // Counted from here until both the reader and the response have let go of the spool.
-            let release = try env.streams.admit(token: authorization, address: nil)
+            let release = try env.streams.admit(token: authorization, address: context.clientAddress)
             let spool = SyncSpool(
                 memoryBytes: env.limits.syncMemoryBytes, directory: env.configuration.dataDirectory, onRelease: release)
             let total = SyncTotal()

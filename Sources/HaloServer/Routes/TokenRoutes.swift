@@ -4,18 +4,20 @@ import HaloContentStore
 import Hummingbird
 
 /// E1/E2 `POST /api/oauth/token?_app|_user`: client-credentials, refresh and password grants (§3.2).
+/// Every grant checks a secret: all of them go through `LoginThrottle` (429 when the client id,
+/// the email or the caller's address has failed too often).
 enum TokenRoutes {
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
-        router.post("/api/oauth/token") { request, _ in
+        router.post("/api/oauth/token") { request, context in
             let fields = try await RequestInput.fields(request, limit: env.maxBodyBytes)
             let grant = try fields.optionalString("grant_type") ?? ""
             let token: IssuedToken
             switch grant {
             case "client_credentials":
-                let clientId = try authenticateClient(fields, env)
+                let clientId = try await authenticateClient(fields, address: context.clientAddress, env)
                 token = try await env.database.write { db in try env.tokens.issue(clientId: clientId, userId: nil, in: db) }
             case "refresh_token":
-                let clientId = try authenticateClient(fields, env)
+                let clientId = try await authenticateClient(fields, address: context.clientAddress, env)
                 let refreshToken = try fields.requiredString("refresh_token")
                 let refreshed = try await env.database.write { db in
                     try env.tokens.refresh(refreshToken, clientId: clientId, in: db)
@@ -24,8 +26,11 @@ enum TokenRoutes {
                 token = refreshed
             case "password":
                 let (username, password) = try userCredentials(request, fields)
-                guard let userId = try Accounts.verifyPassword(email: username, password: password, in: env.database)
-                else { throw APIError.unauthorized("Invalid username or password") }
+                let verified = try await env.logins.check(.user(email: username), address: context.clientAddress) { lane in
+                    try await Accounts.verifyPassword(
+                        email: username, password: password, in: env.database, hashing: env.hashing, lane: lane)
+                }
+                guard let userId = verified else { throw APIError.unauthorized("Invalid username or password") }
                 token = try await env.database.write { db in try env.tokens.issue(clientId: nil, userId: userId, scope: "user", in: db) }
             case "":
                 throw APIError.badRequest("'grant_type' is required")
@@ -38,15 +43,21 @@ enum TokenRoutes {
     }
 
     /// Checks `client_id` / `client_secret`; 401 with HALO's message otherwise (`oauth_failure.json`).
-    private static func authenticateClient(_ fields: [String: JSONValue], _ env: ServerEnvironment) throws -> String {
-        guard let clientId = try fields.optionalString("client_id"),
-            let secret = try fields.optionalString("client_secret"),
-            let stored = try env.database.read({ db in
+    private static func authenticateClient(
+        _ fields: [String: JSONValue], address: String?, _ env: ServerEnvironment
+    ) async throws -> String {
+        let failure = APIError.unauthorized("Client not found or invalid secret")
+        guard let clientId = try fields.optionalString("client_id"), let secret = try fields.optionalString("client_secret")
+        else { throw failure }
+        let verified = try await env.logins.check(.client(id: clientId), address: address) { lane -> String? in
+            let stored = try await env.database.read { db in
                 try String.fetchOne(db, sql: "SELECT secret_hash FROM server_client WHERE id = ?", arguments: [clientId])
-            }),
-            SecretHasher.verifyPassword(secret, against: stored)
-        else { throw APIError.unauthorized("Client not found or invalid secret") }
-        return clientId
+            }
+            guard let stored else { return nil }
+            return await env.hashing.run(lane) { SecretHasher.verifyPassword(secret, against: stored) } ? clientId : nil
+        }
+        guard let verified else { throw failure }
+        return verified
     }
 
     /// The password grant's credentials: form fields, falling back to the Basic header (§3.2).

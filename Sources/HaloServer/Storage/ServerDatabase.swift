@@ -1,15 +1,27 @@
 import Foundation
 import GRDB
 import HaloContentStore
+import Synchronization
 
 /// The server's SQLite database: one WAL-mode `DatabasePool` in the data directory, migrated on
 /// open. Content instances live in the content store's `content_*` tables; everything else
 /// (clients, users, tokens, devices, pockets, modules, push activity) in the `server_*` tables below.
+///
+/// The database holds password hashes and tokens: the data directory is private to its owner
+/// (0700) and the database with its `-wal` and `-shm` files are 0600, both when created and,
+/// repaired, on every open.
 enum ServerDatabase {
     static let fileName = "halo.sqlite"
+    /// The database file and the two SQLite keeps next to it in WAL mode.
+    static let fileNames = [fileName, fileName + "-wal", fileName + "-shm"]
 
     static func open(directory: URL) throws -> DatabasePool {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try preparePrivateFiles(in: directory)
+        openDirectories.withLock { directories in
+            directories.removeAll { $0 == directory.path }
+            directories.append(directory.path)
+            if directories.count > 16 { directories.removeFirst(directories.count - 16) }
+        }
         var configuration = Configuration()
         // Several processes (server + `halo-server user add`) may write the same file.
         configuration.busyMode = .timeout(10)
@@ -22,6 +34,56 @@ enum ServerDatabase {
         let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
         try migrator.migrate(pool)
         return pool
+    }
+
+    /// Creates the data directory (0700) and an empty database file (0600) when missing, so GRDB
+    /// and SQLite never create them with the umask's wider modes (SQLite gives the `-wal` and
+    /// `-shm` files the database file's mode), and narrows the modes of existing ones.
+    ///
+    /// Only what the server's user owns is changed, and never a sticky directory (`--data /tmp`
+    /// must not make /tmp private).
+    static func preparePrivateFiles(in directory: URL) throws {
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: directory.path) {
+            try manager.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        restrict(directory.path, to: 0o700, skippingSticky: true)
+        let database = directory.appendingPathComponent(fileName).path
+        let descriptor = createExclusively(database, mode: 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            throw HaloServerStartError("Cannot create the database file \(database): \(reason)")
+        }
+        for name in fileNames { restrict(directory.appendingPathComponent(name).path, to: 0o600, skippingSticky: false) }
+    }
+
+    /// chmod `path` to `mode` when it exists, is ours and has other permission bits.
+    private static func restrict(_ path: String, to mode: mode_t, skippingSticky: Bool) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_uid == geteuid() else { return }
+        if skippingSticky && info.st_mode & 0o1000 != 0 { return }
+        let permissions = info.st_mode & 0o7777
+        if permissions != mode { _ = chmod(path, mode) }
+    }
+
+    // MARK: Free space
+
+    /// Data directories opened by this process (the latest 16), for `diskIsNearlyFull`.
+    private static let openDirectories = Mutex<[String]>([])
+
+    /// Whether the disk of a database this process opened has less than `threshold` bytes left
+    /// for it. Tells a full disk apart when SQLite only reports the transaction it rolled back.
+    static func diskIsNearlyFull(threshold: UInt64 = 1 << 20) -> Bool {
+        openDirectories.withLock { directories in
+            directories.contains { path in
+                var info = statvfs()
+                guard statvfs(path, &info) == 0 else { return false }
+                return UInt64(info.f_bavail) * UInt64(info.f_frsize) < threshold
+            }
+        }
     }
 
     /// A clock that stays above every stamp already stored, so a wall clock set back between two
@@ -124,4 +186,9 @@ enum ServerDatabase {
         }
         return migrator
     }
+}
+
+/// `open(2)` with O_CREAT | O_EXCL (a free function: inside `ServerDatabase`, `open` is its own).
+private func createExclusively(_ path: String, mode: mode_t) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
 }

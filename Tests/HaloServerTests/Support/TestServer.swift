@@ -30,7 +30,7 @@ final class TestServer: @unchecked Sendable {
     let session: URLSession
     var admin: HaloServerAdmin { server.admin }
 
-    private init(server: HaloServerInstance, directory: URL) {
+    init(server: HaloServerInstance, directory: URL) {
         self.server = server
         self.directory = directory
         let configuration = URLSessionConfiguration.ephemeral
