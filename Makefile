@@ -5,7 +5,7 @@ DESTDIR ?=
 APP_ID := io.github.halodesk.HaloDesk
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all setup build release run test validate bench install uninstall clean
+.PHONY: all setup build release run test check format lint validate bench install uninstall clean
 
 all: build
 
@@ -35,6 +35,26 @@ validate: setup
 ## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
 test: build validate
 	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build --disable-swift-testing
+
+## check: the fast loop. Library and server tests (HaloContentStore, HaloServer, HaloServices) without the
+## GUI and without the slow ones (kill -9 of a child process, stream robustness, syncs of thousands of
+## instances). Builds the test bundle and the two executables the tests start, not the release or benchmarks.
+CHECK_TESTS := ^(HaloContentStoreTests|HaloServerTests|HaloServicesTests)\.
+CHECK_SKIP := CrashTests|StreamRobustnessTests|SyncTests/test(SyncProcessKilledWithSIGKILL|FirstSyncSmallerThanTheCache|CancelledSync|ConnectionDroppedMidAnswer|ConcurrentSyncs)
+check: setup
+	swift build --product HaloDeskPackageTests $(SWIFT_BUILD_FLAGS)
+	swift build --product halo-server $(SWIFT_BUILD_FLAGS)
+	swift build --product halo $(SWIFT_BUILD_FLAGS)
+	swift test --skip-build --disable-swift-testing --filter '$(CHECK_TESTS)' --skip '$(CHECK_SKIP)'
+
+## format: rewrite the Swift sources in place with the toolchain's swift-format (.swift-format)
+SWIFT_FORMAT_PATHS := Sources Tests Benchmarks Package.swift
+format:
+	swift format format --in-place --recursive --parallel $(SWIFT_FORMAT_PATHS)
+
+## lint: fail on any difference from what `make format` would write (run by .ci/run before the tests)
+lint:
+	swift format lint --strict --recursive --parallel $(SWIFT_FORMAT_PATHS)
 
 ## bench: the speed figures the issues ask for, each against its floor (see README)
 bench: setup
