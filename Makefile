@@ -38,14 +38,14 @@ test: build validate
 
 ## check: the fast loop. Library and server tests (HaloContentStore, HaloServer, HaloServices) without the
 ## GUI and without the slow ones (kill -9 of a child process, stream robustness, syncs of thousands of
-## instances). Builds the test bundle and the two executables the tests start, not the release or benchmarks.
+## instances). Builds like `make build`: one `swift build --build-tests` relinks the single test bundle
+## (all test targets) and the executables the tests start; building only the test targets
+## (`--target`) leaves the bundle stale, and `--product` builds recompile what `make build` compiled.
 CHECK_TESTS := ^(HaloContentStoreTests|HaloServerTests|HaloServicesTests)\.
 CHECK_SKIP := CrashTests|StreamRobustnessTests|SyncTests/test(SyncProcessKilledWithSIGKILL|FirstSyncSmallerThanTheCache|CancelledSync|ConnectionDroppedMidAnswer|ConcurrentSyncs)
 check: setup
-	swift build --product HaloDeskPackageTests $(SWIFT_BUILD_FLAGS)
-	swift build --product halo-server $(SWIFT_BUILD_FLAGS)
-	swift build --product halo $(SWIFT_BUILD_FLAGS)
-	swift test --skip-build --disable-swift-testing --filter '$(CHECK_TESTS)' --skip '$(CHECK_SKIP)'
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	swift test --skip-build --disable-swift-testing --parallel --filter '$(CHECK_TESTS)' --skip '$(CHECK_SKIP)'
 
 ## format: rewrite the Swift sources in place with the toolchain's swift-format (.swift-format)
 SWIFT_FORMAT_PATHS := Sources Tests Benchmarks Package.swift
