@@ -5,7 +5,7 @@ DESTDIR ?=
 APP_ID := io.github.halodesk.HaloDesk
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all setup build release run test validate bench install uninstall clean fuzz
+.PHONY: all setup build release run test check fuzz format lint validate bench install uninstall clean
 
 all: build
 
@@ -35,6 +35,26 @@ validate: setup
 ## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
 test: build validate
 	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build --disable-swift-testing
+
+## check: the fast loop. Library and server tests (HaloContentStore, HaloServer, HaloServices) without the
+## GUI and without the slow ones (kill -9 of a child process, stream robustness, syncs of thousands of
+## instances). Builds like `make build`: one `swift build --build-tests` relinks the single test bundle
+## (all test targets) and the executables the tests start; building only the test targets
+## (`--target`) leaves the bundle stale, and `--product` builds recompile what `make build` compiled.
+CHECK_TESTS := ^(HaloContentStoreTests|HaloServerTests|HaloServicesTests)\.
+CHECK_SKIP := CrashTests|StreamRobustnessTests|ServerFuzzTests|SyncTests/test(SyncProcessKilledWithSIGKILL|FirstSyncSmallerThanTheCache|CancelledSync|ConnectionDroppedMidAnswer|ConcurrentSyncs)
+check: setup
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	swift test --skip-build --disable-swift-testing --parallel --filter '$(CHECK_TESTS)' --skip '$(CHECK_SKIP)'
+
+## format: rewrite the Swift sources in place with the toolchain's swift-format (.swift-format)
+SWIFT_FORMAT_PATHS := Sources Tests Benchmarks Package.swift
+format:
+	swift format format --in-place --recursive --parallel $(SWIFT_FORMAT_PATHS)
+
+## lint: fail on any difference from what `make format` would write (run by .ci/run before the tests)
+lint:
+	swift format lint --strict --recursive --parallel $(SWIFT_FORMAT_PATHS)
 
 ## fuzz: the server fuzz test alone for longer (HALO_FUZZ_SECONDS, default 120; HALO_FUZZ_SEED, default random);
 ## new failing inputs land in Tests/FuzzCorpus (no GUI needed)

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.2
 // HaloDesk: the HALO SDK for Linux (HaloServices), a HALO-compatible server (HaloServer)
-// and the GNOME desktop client (HaloDesk), in one package. See ../shared/design/ARCHITECTURE.md.
+// and the GNOME desktop client (HaloDesk), in one package. See docs/architecture.md.
 import PackageDescription
 
 /// Every target of ours: Swift 6 mode (complete concurrency checking) and warnings are defects.

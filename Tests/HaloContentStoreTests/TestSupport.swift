@@ -15,13 +15,11 @@ func makeContentDatabase(file: StaticString = #filePath, line: UInt = #line) thr
     return queue
 }
 
-/// The official SDK fixtures folder, found from this file so it works from any worktree.
+/// The official SDK fixtures folder (Tests/Fixtures), found from this file so it works from any checkout.
 let fixturesDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // HaloContentStoreTests
     .deletingLastPathComponent()  // Tests
-    .deletingLastPathComponent()  // package root
-    .deletingLastPathComponent()  // worktrees' parent
-    .appendingPathComponent("shared/halo-protocol/fixtures", isDirectory: true)
+    .appendingPathComponent("Fixtures", isDirectory: true)
 
 func fixture(_ relativePath: String) throws -> Data {
     try Data(contentsOf: fixturesDirectory.appendingPathComponent(relativePath))

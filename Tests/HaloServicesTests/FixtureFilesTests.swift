@@ -3,12 +3,12 @@ import XCTest
 
 @testable import HaloServices
 
-/// Loads the official SDKs' JSON fixtures from ../shared/halo-protocol/fixtures, found relative
-/// to this source file so it works from any worktree.
+/// Loads the official SDKs' JSON fixtures from Tests/Fixtures, found relative to this source
+/// file so it works from any checkout.
 enum ContentFixture {
     static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/halo-protocol/fixtures")
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
 
     static func data(_ path: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(path))

@@ -127,8 +127,8 @@ final class TestServer: @unchecked Sendable {
 
 enum Fixtures {
     static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/halo-protocol/fixtures")
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
 
     static func load(_ name: String) throws -> JSONValue {
         try JSONValue(data: Data(contentsOf: root.appendingPathComponent(name)))

@@ -1,4 +1,4 @@
-// Generated from ../shared/halo-protocol/locales.txt: the 443 locale codes both HALO SDKs know.
+// Generated from Tests/Fixtures/locales.txt: the 443 locale codes both HALO SDKs know.
 extension HaloLocale {
     /// Every locale code the HALO SDKs accept (PROTOCOL §11.1, `locales.txt`).
     public static let knownCodes: Set<String> = [
