@@ -38,24 +38,24 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log each request.") var quiet = false
 
     func validate() throws {
-        _ = try limits()
+        _ = try configuration()
     }
 
-    private func limits() throws -> ServerLimits {
-        var limits = ServerLimits()
-        limits.bodyBytes = maxBody
+    private func configuration() throws -> HaloServerConfiguration {
+        var configuration = HaloServerConfiguration(
+            host: host, port: port, dataDirectory: data.url,
+            tokenLifetimeMilliseconds: Int64(tokenLifetime) * 1000, logRequests: !quiet)
+        configuration.maxBodyBytes = maxBody
         do {
-            for setting in limitSettings { try limits.set(setting) }
+            for setting in limitSettings { try configuration.setLimit(setting) }
         } catch {
             throw ValidationError(error.description)
         }
-        return limits
+        return configuration
     }
 
     func run() async throws {
-        let configuration = HaloServerConfiguration(
-            host: host, port: port, dataDirectory: data.url, limits: try limits(),
-            tokenLifetimeMilliseconds: Int64(tokenLifetime) * 1000, logRequests: !quiet)
+        let configuration = try configuration()
         let host = self.host
         try await HaloServerInstance.serve(configuration) { port in
             // Unbuffered on stderr: scripts and tests wait for this line.

@@ -29,11 +29,15 @@ final class CommandTests: XCTestCase {
         let invalid = try run(["serve", "--limit", "search-page-size=0", "--port", "0"])
         XCTAssertNotEqual(invalid.status, 0)
         XCTAssertTrue(invalid.output.contains("search-page-size needs a whole number of at least 1"), invalid.output)
-        var limits = ServerLimits()
-        try limits.set("stall-timeout=7")
-        try limits.set("search-like-pattern=50")
-        XCTAssertEqual(limits.stallTimeout, .seconds(7))
-        XCTAssertEqual(limits.search.likePattern, 50)
+        var configuration = HaloServerConfiguration(dataDirectory: URL(fileURLWithPath: "/nonexistent"))
+        try configuration.setLimit("stall-timeout=7")
+        try configuration.setLimit("search-like-pattern=50")
+        try configuration.setLimit("login-account-failures=3")
+        try configuration.setLimit("password-hashing=2")
+        XCTAssertEqual(configuration.limits.stallTimeout, .seconds(7))
+        XCTAssertEqual(configuration.limits.search.likePattern, 50)
+        XCTAssertEqual(configuration.loginThrottle.accountFailureLimit, 3)
+        XCTAssertEqual(configuration.passwordHashingConcurrency, 2)
     }
 
     func testSeedClientAndUserCommands() async throws {

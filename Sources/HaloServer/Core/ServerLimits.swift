@@ -1,3 +1,4 @@
+import Foundation
 import HaloContentStore
 
 /// Every limit the server enforces, with its default; `HaloServerConfiguration.limits` holds the
@@ -50,8 +51,9 @@ public struct ServerLimits: Sendable {
 }
 
 extension ServerLimits {
-    /// The settable limits by the name `halo-server serve --limit NAME=VALUE` uses (whole numbers;
-    /// timeouts in seconds).
+    /// The request, stream and connection limits by the name `halo-server serve --limit NAME=VALUE`
+    /// uses (whole numbers; timeouts in seconds). `HaloServerConfiguration.setLimit` also knows
+    /// the login throttle's.
     public static var settingNames: [String: WritableKeyPath<ServerLimits, Int>] {
         [
         "body-bytes": \.bodyBytes,
@@ -66,19 +68,6 @@ extension ServerLimits {
         "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
         "idle-timeout": \.idleTimeoutSeconds, "stall-timeout": \.stallTimeoutSeconds,
         ]
-    }
-
-    /// Sets one limit from `NAME=VALUE`; the error names what is wrong.
-    public mutating func set(_ assignment: String) throws(ServerLimitError) {
-        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let path = Self.settingNames[parts[0]] else {
-            throw ServerLimitError(
-                "Unknown limit '\(parts.first ?? "")'; known: \(Self.settingNames.keys.sorted().joined(separator: ", "))")
-        }
-        guard let value = Int(parts[1]), value >= 1 else {
-            throw ServerLimitError("The limit \(parts[0]) needs a whole number of at least 1 (got '\(parts[1])')")
-        }
-        self[keyPath: path] = value
     }
 
     var idleTimeoutSeconds: Int {
@@ -105,4 +94,42 @@ enum RequestLimits {
     /// Largest timestamp magnitude in milliseconds: 2^53, the last whole number a JSON double
     /// holds exactly (the year 285,000 or so).
     static let milliseconds: Int64 = 1 << 53
+}
+
+extension HaloServerConfiguration {
+    /// The login throttle's settings by their `--limit` names (durations in seconds).
+    private static let throttleSettingNames: [String: @Sendable (inout LoginThrottle.Settings, Int) -> Void] = [
+        "login-account-failures": { $0.accountFailureLimit = $1 },
+        "login-account-window": { $0.accountWindow = TimeInterval($1) },
+        "login-lock": { $0.lockDuration = TimeInterval($1) },
+        "login-max-lock": { $0.maxLockDuration = TimeInterval($1) },
+        "login-address-failures": { $0.addressFailureLimit = $1 },
+        "login-address-window": { $0.addressWindow = TimeInterval($1) },
+        "login-known-device": { $0.knownDeviceLifetime = TimeInterval($1) },
+        "login-tracked-entries": { $0.maxTrackedEntries = $1 },
+    ]
+
+    /// Every name `setLimit` accepts.
+    public static var limitNames: [String] {
+        (Array(ServerLimits.settingNames.keys) + Array(throttleSettingNames.keys) + ["password-hashing"]).sorted()
+    }
+
+    /// Sets one limit from `NAME=VALUE` (`halo-server serve --limit`); the error names what is wrong.
+    public mutating func setLimit(_ assignment: String) throws(ServerLimitError) {
+        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+        let name = parts.first ?? ""
+        guard parts.count == 2, Self.limitNames.contains(name) else {
+            throw ServerLimitError("Unknown limit '\(name)'; known: \(Self.limitNames.joined(separator: ", "))")
+        }
+        guard let value = Int(parts[1]), value >= 1 else {
+            throw ServerLimitError("The limit \(name) needs a whole number of at least 1 (got '\(parts[1])')")
+        }
+        if let path = ServerLimits.settingNames[name] {
+            limits[keyPath: path] = value
+        } else if let set = Self.throttleSettingNames[name] {
+            set(&loginThrottle, value)
+        } else {
+            passwordHashingConcurrency = value
+        }
+    }
 }
