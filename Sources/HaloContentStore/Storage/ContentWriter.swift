@@ -104,8 +104,9 @@ final class ContentWriter {
             }
         } catch {
             // Whatever rows the batch's instances hold now (new, half-written or untouched), the
-            // index must hold them too.
-            try TrigramIndex.add(instances: reindexed, in: db)
+            // index must hold them too. When SQLite has already rolled the transaction back (a full
+            // disk does), that fails as well: the first error is the one to report.
+            try? TrigramIndex.add(instances: reindexed, in: db)
             throw error
         }
         try TrigramIndex.add(instances: reindexed, in: db)
