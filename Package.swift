@@ -89,7 +89,11 @@ let package = Package(
             // (glibc ≥ 2.36): ~2.7 MB less for the loader to read at every start. The executable
             // exports nothing (nothing dlopens it; .ui files bind no handlers by name): 35,000
             // fewer dynamic symbols for every library's symbol lookups to search.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]),
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux]))
+            ]),
 
         // Offline cache benchmark driver (Benchmarks/offline/run.sh) and the kill -9 sync helper of the tests.
         .executableTarget(

@@ -55,8 +55,10 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-let words = ["alpha", "bravo", "cabin", "delta", "ember", "fable", "grove", "harbor", "island", "jungle",
-             "koala", "lumen", "meadow", "nectar", "orbit", "prism", "quartz", "raven", "sable", "tundra"]
+let words = [
+    "alpha", "bravo", "cabin", "delta", "ember", "fable", "grove", "harbor", "island", "jungle",
+    "koala", "lumen", "meadow", "nectar", "orbit", "prism", "quartz", "raven", "sable", "tundra",
+]
 
 func makeInstances(count: Int) -> [WireInstance] {
     var rng = SplitMix64(state: 42)
@@ -108,7 +110,8 @@ func sqliteCLITimes(path: String, sql: String, runs: Int) throws -> (times: [(re
     let times = text.split(separator: "\n").compactMap { line -> (Double, Double)? in
         let parts = line.split(separator: " ")
         guard line.hasPrefix("Run Time: real "), parts.count >= 8,
-              let real = Double(parts[3]), let user = Double(parts[5]), let sys = Double(parts[7]) else { return nil }
+            let real = Double(parts[3]), let user = Double(parts[5]), let sys = Double(parts[7])
+        else { return nil }
         return (real * 1000, (user + sys) * 1000)
     }
     let result = text.split(separator: "\n").last { !$0.hasPrefix("Run Time:") }.map(String.init) ?? ""
@@ -136,18 +139,22 @@ func sqliteCLI(path: String, script: String) throws -> String {
 /// no index but the id key, holding what a search reads (createdAt, deletedAt, values).
 func makeNaiveDatabase(from storePath: String, at naivePath: String) throws {
     if FileManager.default.fileExists(atPath: naivePath) { try FileManager.default.removeItem(atPath: naivePath) }
-    _ = try sqliteCLI(path: naivePath, script: """
-        ATTACH '\(storePath)' AS store;
-        CREATE TABLE instance (id TEXT PRIMARY KEY, module TEXT NOT NULL, body TEXT NOT NULL);
-        INSERT INTO instance
-            SELECT i.id, i.module, json_object('createdAt', i.createdAt, 'deletedAt', i.deletedAt, 'values', json(b.values_json))
-            FROM store.content_instance i JOIN store.content_body b ON b.pk = i.pk ORDER BY i.pk;
-        """)
+    _ = try sqliteCLI(
+        path: naivePath,
+        script: """
+            ATTACH '\(storePath)' AS store;
+            CREATE TABLE instance (id TEXT PRIMARY KEY, module TEXT NOT NULL, body TEXT NOT NULL);
+            INSERT INTO instance
+                SELECT i.id, i.module, json_object('createdAt', i.createdAt, 'deletedAt', i.deletedAt, 'values', json(b.values_json))
+                FROM store.content_instance i JOIN store.content_body b ON b.pk = i.pk ORDER BY i.pk;
+            """)
 }
 
 func run() throws {
     let options = try Options(CommandLine.arguments)
-    let path = options.path ?? FileManager.default.temporaryDirectory
+    let path =
+        options.path
+        ?? FileManager.default.temporaryDirectory
         .appendingPathComponent("bench-content-\(ProcessInfo.processInfo.processIdentifier).sqlite").path
     let reuse = options.reuse && FileManager.default.fileExists(atPath: path)
     if !reuse, FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
@@ -163,7 +170,8 @@ func run() throws {
         let insertMs = try timeIt { try queue.write { try ContentTables.upsert(contentsOf: instances, in: $0) } }
         let insertCPU = threadCPUms() - cpuStart
         try queue.writeWithoutTransaction { try $0.execute(sql: "ANALYZE") }
-        print("""
+        print(
+            """
             bulk upsert: \(options.count) instances (~\(bytes) bytes of values each) in one transaction: \
             \(String(format: "%.2f", insertMs / 1000)) s wall, \(String(format: "%.2f", insertCPU / 1000)) s cpu
             """)
@@ -178,8 +186,10 @@ func run() throws {
         .compare("price", .greaterOrEqual, 10), .compare("price", .lessOrEqual, 500),
         .or(.compare("inStock", .equal, true), .compare("title", .like, .string(likeText))))
     let scenarios: [(String, SearchRequest, String)] = [
-        ("one module (10k)", SearchRequest(moduleIds: ["m03"], searchValues: filter, pagination: .init(page: 1, limit: 50)),
-         "module = 'm03' AND "),
+        (
+            "one module (10k)", SearchRequest(moduleIds: ["m03"], searchValues: filter, pagination: .init(page: 1, limit: 50)),
+            "module = 'm03' AND "
+        ),
         ("all modules (100k)", SearchRequest(searchValues: filter, pagination: .init(page: 1, limit: 50)), ""),
     ]
     for (label, request, moduleSQL) in scenarios {
@@ -211,7 +221,8 @@ func run() throws {
         }
         // For reference, a stricter floor: json_extract over the store's own body table, reached
         // through its module index (so one module reads only its 10k bodies).
-        let joinedPredicate = naivePredicate
+        let joinedPredicate =
+            naivePredicate
             .replacingOccurrences(of: "module = ", with: "i.module = ")
             .replacingOccurrences(of: "json_extract(body, '$.deletedAt') IS NULL", with: "i.deletedAt IS NULL")
             .replacingOccurrences(of: "json_extract(body, '$.values.", with: "json_extract(b.values_json, '$.")
@@ -226,7 +237,8 @@ func run() throws {
         let p50 = percentile(times, 0.5), naiveP50 = percentile(naive.times.map(\.real).sorted(), 0.5)
         let cpuP50 = percentile(cpuTimes, 0.5), naiveCPUP50 = percentile(naive.times.map(\.cpu).sorted(), 0.5)
         func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
-        print("""
+        print(
+            """
             search \(label): total \(total), page of 50, \(options.runs) runs
               wall: p50 \(ms(p50)), p99 \(ms(percentile(times, 0.99))); naive json_extract scan (sqlite3 CLI, 9 runs) \
             p50 \(ms(naiveP50)); speed-up \(String(format: "%.1f", naiveP50 / p50))×
@@ -246,12 +258,18 @@ func run() throws {
             ("title like \(likeText) (trigram index)", .compare("title", .like, .string(likeText))),
             ("summary like \(likeText) (long text: scan)", .compare("summary", .like, .string(likeText))),
             ("category = delta", .compare("category", .equal, "delta")),
-            ("category = delta and title like ab (5% candidates: scans)",
-             .and(.compare("category", .equal, "delta"), .compare("title", .like, "ab"))),
-            ("rating = 4.9 and title like ab (2% candidates: probes)",
-             .and(.compare("rating", .equal, 4.9), .compare("title", .like, "ab"))),
-            ("or(inStock = true, title like \(likeText))",
-             .or(.compare("inStock", .equal, true), .compare("title", .like, .string(likeText)))),
+            (
+                "category = delta and title like ab (5% candidates: scans)",
+                .and(.compare("category", .equal, "delta"), .compare("title", .like, "ab"))
+            ),
+            (
+                "rating = 4.9 and title like ab (2% candidates: probes)",
+                .and(.compare("rating", .equal, 4.9), .compare("title", .like, "ab"))
+            ),
+            (
+                "or(inStock = true, title like \(likeText))",
+                .or(.compare("inStock", .equal, true), .compare("title", .like, .string(likeText)))
+            ),
         ]
         for (label, filter) in parts {
             var figures: [String] = []
@@ -281,7 +299,8 @@ func run() throws {
             return .rollback
         }
     }
-    print("""
+    print(
+        """
         re-upsert of \(rewrites.count) existing instances: \(String(format: "%.2f", rewriteMs / 1000)) s wall, \
         \(String(format: "%.2f", (threadCPUms() - rewriteCPUStart) / 1000)) s cpu
         """)

@@ -53,7 +53,8 @@ func memoryMB(_ key: String) -> Double {
 /// An SDK core for `--server`, authenticated as the `--client-id` / `--client-secret` app.
 func core(_ arguments: Arguments) throws -> CoreManager {
     var configuration = HaloConfiguration()
-    configuration.appCredentials = Credentials(clientId: try arguments.required("client-id"), clientSecret: try arguments.required("client-secret"))
+    configuration.appCredentials = Credentials(
+        clientId: try arguments.required("client-id"), clientSecret: try arguments.required("client-secret"))
     configuration.environment = .custom(try serverURL(arguments).absoluteString)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-offline-\(UUID().uuidString)")
     configuration.dataDirectory = folder.appendingPathComponent("data")
@@ -74,10 +75,13 @@ func nestedFilterBody(module: String) -> JSONValue {
     }
     return [
         "moduleIds": [.string(module)],
-        "searchValues": ["condition": "and", "operands": [
-            f(">=", "price", 10, "number"), f("<=", "price", 500, "number"),
-            ["condition": "or", "operands": [f("=", "inStock", true, "string"), f("like", "title", "abi", "string")]],
-        ]],
+        "searchValues": [
+            "condition": "and",
+            "operands": [
+                f(">=", "price", 10, "number"), f("<=", "price", 500, "number"),
+                ["condition": "or", "operands": [f("=", "inStock", true, "string"), f("like", "title", "abi", "string")]],
+            ],
+        ],
         "pagination": ["page": 1, "limit": 50],
     ]
 }
@@ -101,14 +105,20 @@ func run() async throws {
         let seconds = Date().timeIntervalSince(start)
         let cpu = cpuSeconds() - cpuStart
         let items = entries.reduce(0) { $0 + $1.creations + $1.updates + $1.deletions }
-        print(String(format: "sync_seconds=%.3f cpu_seconds=%.3f items=%d requests=%d peak_rss_growth_mb=%.1f peak_rss_mb=%.1f",
-                     seconds, cpu, items, entries.count, memoryMB("VmHWM") - baseline, memoryMB("VmHWM")))
+        print(
+            String(
+                format: "sync_seconds=%.3f cpu_seconds=%.3f items=%d requests=%d peak_rss_growth_mb=%.1f peak_rss_mb=%.1f",
+                seconds, cpu, items, entries.count, memoryMB("VmHWM") - baseline, memoryMB("VmHWM")))
     case "edit":
         let core = try core(arguments)
         let count = Int(try arguments.required("count")) ?? 1000
-        let search = APIRequest(.post, "api/generalcontent/instance/search", body: .json(
-            ["moduleIds": [.string(try arguments.required("module"))], "pagination": ["page": 1, "limit": .number(Double(count))],
-             "sort": "name asc"]))
+        let search = APIRequest(
+            .post, "api/generalcontent/instance/search",
+            body: .json(
+                [
+                    "moduleIds": [.string(try arguments.required("module"))], "pagination": ["page": 1, "limit": .number(Double(count))],
+                    "sort": "name asc",
+                ]))
         let body = try await core.perform(search).body
         let items = try JSONValue(data: body)["items"]?.arrayValue ?? []
         let updated: [JSONValue] = items.map { item in
@@ -132,7 +142,8 @@ func run() async throws {
             total = page.paginationInfo.totalItems
         }
         times.sort()
-        print(String(format: "search_p50_ms=%.2f search_p95_ms=%.2f total=%d", times[times.count / 2], times[times.count * 95 / 100], total))
+        print(
+            String(format: "search_p50_ms=%.2f search_p95_ms=%.2f total=%d", times[times.count / 2], times[times.count * 95 / 100], total))
     default:
         throw BenchError("usage: bench-offline sync|edit|search --options (see the source header)")
     }

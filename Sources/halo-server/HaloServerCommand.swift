@@ -85,7 +85,8 @@ struct Seed: AsyncParsableCommand {
         let admin = try HaloServerAdmin.open(dataDirectory: data.url)
         if demo {
             let credentials = try await admin.seedDemo()
-            print("""
+            print(
+                """
                 Demo workspace created in \(data.directory)
                   client id:       \(credentials.clientId)
                   client secret:   \(credentials.clientSecret)
@@ -95,7 +96,9 @@ struct Seed: AsyncParsableCommand {
         } else if let instances {
             let start = Date()
             let moduleIds = try await admin.seedBenchmark(instances: instances, modules: modules, seed: seed)
-            print("Seeded \(instances) instances in \(moduleIds.count) modules in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+            print(
+                "Seeded \(instances) instances in \(moduleIds.count) modules in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+            )
             for id in moduleIds { print("  module \(id)") }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// `ContentTables.withSecondaryIndexesDeferred`: a load with the indexes built at the end must
@@ -77,10 +78,12 @@ final class BulkLoadTests: XCTestCase {
         let expected = try db.read(Self.indexes)
         struct Boom: Error {}
         try db.write { db in
-            XCTAssertThrowsError(try ContentTables.withSecondaryIndexesDeferred(in: db) {
-                try ContentTables.upsert(contentsOf: Self.sampleInstances().prefix(50), in: db)
-                throw Boom()
-            }) { XCTAssertTrue($0 is Boom) }
+            XCTAssertThrowsError(
+                try ContentTables.withSecondaryIndexesDeferred(in: db) {
+                    try ContentTables.upsert(contentsOf: Self.sampleInstances().prefix(50), in: db)
+                    throw Boom()
+                }
+            ) { XCTAssertTrue($0 is Boom) }
         }
         // Committed despite the failure: the indexes are back and cover the rows written.
         XCTAssertEqual(try db.read(Self.indexes), expected)

@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// Writing, reading, deleting, ordering and paging.
@@ -29,8 +30,14 @@ final class ContentTablesTests: XCTestCase {
         let db = try makeContentDatabase()
         try db.write { db in
             let tags = [WireTag(name: "a", value: "1")]
-            try ContentTables.upsert(contentsOf: (1...3).map { instance($0, values: ["title": .string("road \($0)"), "n": .number(Double($0))], tags: tags) }, in: db)
-            let renamed = (1...3).map { instance($0, name: "renamed \($0)", values: ["title": .string("road \($0)"), "n": .number(Double($0))], tags: tags, updatedAt: 5_000) }
+            try ContentTables.upsert(
+                contentsOf: (1...3).map { instance($0, values: ["title": .string("road \($0)"), "n": .number(Double($0))], tags: tags) },
+                in: db)
+            let renamed = (1...3).map {
+                instance(
+                    $0, name: "renamed \($0)", values: ["title": .string("road \($0)"), "n": .number(Double($0))], tags: tags,
+                    updatedAt: 5_000)
+            }
             let before = db.totalChangesCount
             try ContentTables.upsert(contentsOf: renamed, in: db)
             XCTAssertEqual(db.totalChangesCount - before, 6, "one instance row and one body row each; no value, tag or trigram rows")
@@ -75,8 +82,9 @@ final class ContentTablesTests: XCTestCase {
             let deleted = try XCTUnwrap(ContentTables.softDelete(id: hexId(1), at: 9_000, by: "Ann", in: db))
             XCTAssertEqual(deleted.deletedAt, 9_000)
             XCTAssertEqual(deleted.deletedBy, "Ann")
-            XCTAssertEqual(try ContentTables.softDelete(id: hexId(1), at: 9_500, by: "Bob", in: db)?.deletedAt, 9_000,
-                           "the first deletion stays")
+            XCTAssertEqual(
+                try ContentTables.softDelete(id: hexId(1), at: 9_500, by: "Bob", in: db)?.deletedAt, 9_000,
+                "the first deletion stays")
             XCTAssertNil(try ContentTables.softDelete(id: "nope", at: 1, by: nil, in: db))
             XCTAssertEqual(try ContentTables.count(moduleId: "a", in: db), 2)
             XCTAssertEqual(try ContentTables.moduleCounts(in: db), ["a": 2, "b": 2])
@@ -93,7 +101,8 @@ final class ContentTablesTests: XCTestCase {
             let notA = try ContentTables.search(SearchRequest(metaSearch: .compare("name", .notEqual, "none")), in: db)
             XCTAssertEqual(notA.items.map(\.id), [hexId(3)])
             let withDeleted = try ContentTables.search(
-                SearchRequest(metaSearch: .compare("deletedAt", .notEqual, 0), pagination: .init(skip: true), sort: "createdAt asc"), in: db)
+                SearchRequest(metaSearch: .compare("deletedAt", .notEqual, 0), pagination: .init(skip: true), sort: "createdAt asc"), in: db
+            )
             XCTAssertEqual(withDeleted.items.map(\.id), [hexId(1), hexId(3), hexId(5)])
         }
     }
@@ -145,7 +154,9 @@ final class ContentTablesTests: XCTestCase {
         XCTAssertEqual(asc.items.map { Int($0.id, radix: 16) ?? 0 }, [1, 2, 3, 4, 5, 6, 7])
 
         XCTAssertThrowsError(try page(SearchRequest(pagination: .init(page: 0, limit: 10)))) {
-            XCTAssertEqual(($0 as? ContentStoreError).map { "\($0)" }, "Invalid search request: pagination needs page ≥ 1 and limit ≥ 1 (got page 0, limit 10)")
+            XCTAssertEqual(
+                ($0 as? ContentStoreError).map { "\($0)" },
+                "Invalid search request: pagination needs page ≥ 1 and limit ≥ 1 (got page 0, limit 10)")
         }
         XCTAssertThrowsError(try page(SearchRequest(sort: "price asc"))) {
             XCTAssertTrue("\($0)".contains("cannot sort by \"price\""))
@@ -158,8 +169,9 @@ final class ContentTablesTests: XCTestCase {
         let db = try makeContentDatabase()
         var rng = SystemRandomNumberGenerator()
         let items = (1...400).map { n in
-            instance(n, module: n % 3 == 0 ? "x" : "y", values: ["even": .bool(n % 2 == 0)],
-                     createdAt: Int64.random(in: 1...60, using: &rng), updatedAt: n % 5 == 0 ? nil : Int64.random(in: 1...60, using: &rng))
+            instance(
+                n, module: n % 3 == 0 ? "x" : "y", values: ["even": .bool(n % 2 == 0)],
+                createdAt: Int64.random(in: 1...60, using: &rng), updatedAt: n % 5 == 0 ? nil : Int64.random(in: 1...60, using: &rng))
         }
         try db.write { try ContentTables.upsert(contentsOf: items, in: $0) }
         for moduleIds in [nil, ["y"], ["x", "y"]] {
@@ -172,8 +184,9 @@ final class ContentTablesTests: XCTestCase {
                     request.pagination = .init(page: page, limit: limit)
                     let result = try db.read { try ContentTables.search(request, in: $0) }
                     let start = min((page - 1) * limit, all.count)
-                    XCTAssertEqual(result.items.map(\.id), Array(all[start..<min(start + limit, all.count)]),
-                                   "\(moduleIds ?? []) \(sort) page \(page) limit \(limit)")
+                    XCTAssertEqual(
+                        result.items.map(\.id), Array(all[start..<min(start + limit, all.count)]),
+                        "\(moduleIds ?? []) \(sort) page \(page) limit \(limit)")
                     XCTAssertEqual(result.total, all.count)
                 }
             }

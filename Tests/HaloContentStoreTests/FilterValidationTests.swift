@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import HaloContentStore
 
 final class FilterValidationTests: XCTestCase {
@@ -25,7 +26,10 @@ final class FilterValidationTests: XCTestCase {
             (#"{"operation":">","property":"a","value":[1]}"#, "\">\" on \"a\" cannot compare with an array"),
             (#"{"operation":"<=","property":"a","value":{"x":1}}"#, "\"<=\" on \"a\" cannot compare with an object"),
             (#"{"operation":"=","property":"a","value":{"x":1}}"#, "\"=\" on \"a\" cannot compare with an object"),
-            (#"{"operation":"=","property":"d","value":"2020","type":"date"}"#, "\"d\" has type \"date\" but its value \"2020\" is not a number"),
+            (
+                #"{"operation":"=","property":"d","value":"2020","type":"date"}"#,
+                "\"d\" has type \"date\" but its value \"2020\" is not a number"
+            ),
             (#"{"operation":"in","property":"a","value":[[1]]}"#, "nested array or object"),
             (#"{"condition":"and","operands":[]}"#, "the \"and\" condition has no operands"),
         ]
@@ -46,7 +50,8 @@ final class FilterValidationTests: XCTestCase {
     }
 
     func testValidFiltersPassAndSearchRejectsInvalidOnes() throws {
-        let ok = #"{"condition":"and","operands":[{"operation":"<=","property":"publishedAt","value":1700000000000,"type":"date"},{"operation":"=","property":"deletedAt","value":null,"type":"null"},{"operation":"in","property":"x","value":["1","2"],"type":"string"}]}"#
+        let ok =
+            #"{"condition":"and","operands":[{"operation":"<=","property":"publishedAt","value":1700000000000,"type":"date"},{"operation":"=","property":"deletedAt","value":null,"type":"null"},{"operation":"in","property":"x","value":["1","2"],"type":"string"}]}"#
         XCTAssertNil(try message(ok))
         let db = try makeContentDatabase()
         let bad = SearchRequest(searchValues: .compare("a", .like, 1))
@@ -57,9 +62,11 @@ final class FilterValidationTests: XCTestCase {
     }
 
     func testWireShapeRoundTrips() throws {
-        let json = #"{"condition":"or","operands":[{"operation":"!in","property":"Artwork ID","type":"string","value":["1","2"]},{"operation":"=","property":"deletedAt","type":"null","value":null}]}"#
+        let json =
+            #"{"condition":"or","operands":[{"operation":"!in","property":"Artwork ID","type":"string","value":["1","2"]},{"operation":"=","property":"deletedAt","type":"null","value":null}]}"#
         let node = try JSONDecoder().decode(FilterNode.self, from: Data(json.utf8))
-        XCTAssertEqual(node, .or(.compare("Artwork ID", .notIn, ["1", "2"], type: "string"), .compare("deletedAt", .equal, nil, type: "null")))
+        XCTAssertEqual(
+            node, .or(.compare("Artwork ID", .notIn, ["1", "2"], type: "string"), .compare("deletedAt", .equal, nil, type: "null")))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         XCTAssertEqual(try JSONValue(data: encoder.encode(node)), try JSONValue(string: json))

@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// A search restricted to a module skips listing the module's instances when its value filter
@@ -10,15 +11,17 @@ final class ModuleScopeTests: XCTestCase {
         let db = try makeContentDatabase()
         var rng = SystemRandomNumberGenerator()
         try db.write { db in
-            try ContentTables.upsert(contentsOf: (1...300).map { n in
-                var values: [String: JSONValue] = [
-                    "price": .number(Double(Int.random(in: 0..<50, using: &rng))),
-                    "title": .string(["Log cabin", "barn", "cabinet", "shed"].randomElement(using: &rng) ?? ""),
-                    "tags": .array((0..<Int.random(in: 0...2, using: &rng)).map { _ in .string(["a", "b"].randomElement(using: &rng) ?? "") }),
-                ]
-                if n % 5 == 0 { values["price"] = nil }
-                return instance(n, module: "m\(n % 3)", values: values, createdAt: Int64(n), deletedAt: n % 11 == 0 ? 5 : nil)
-            }, in: db)
+            try ContentTables.upsert(
+                contentsOf: (1...300).map { n in
+                    var values: [String: JSONValue] = [
+                        "price": .number(Double(Int.random(in: 0..<50, using: &rng))),
+                        "title": .string(["Log cabin", "barn", "cabinet", "shed"].randomElement(using: &rng) ?? ""),
+                        "tags": .array(
+                            (0..<Int.random(in: 0...2, using: &rng)).map { _ in .string(["a", "b"].randomElement(using: &rng) ?? "") }),
+                    ]
+                    if n % 5 == 0 { values["price"] = nil }
+                    return instance(n, module: "m\(n % 3)", values: values, createdAt: Int64(n), deletedAt: n % 11 == 0 ? 5 : nil)
+                }, in: db)
         }
         let leaves: [FilterNode] = [
             .compare("price", .less, 20), .compare("price", .equal, 7), .compare("price", .equal, nil),

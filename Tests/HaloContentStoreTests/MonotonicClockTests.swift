@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
+
 @testable import HaloContentStore
 
 final class MonotonicClockTests: XCTestCase {

@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// Narrowed `and`s look up their candidates one by one instead of scanning index ranges. Both
@@ -10,17 +11,19 @@ final class ProbeEquivalenceTests: XCTestCase {
         var rng = SystemRandomNumberGenerator()
         let words = ["red", "Green", "blue", "ÉTÉ", "road", "Roadster"]
         try db.write { db in
-            try ContentTables.upsert(contentsOf: (1...400).map { n in
-                var values: [String: JSONValue] = [
-                    "price": .number(Double(Int.random(in: 0..<100, using: &rng))),
-                    "flag": Bool.random(using: &rng) ? .bool(true) : .string("false"),
-                    "word": .string(words.randomElement(using: &rng) ?? ""),
-                    "list": .array((0..<Int.random(in: 0...3, using: &rng)).map { _ in .number(Double(Int.random(in: 0..<5, using: &rng))) }),
-                ]
-                if n % 4 == 0 { values["price"] = nil }
-                if n % 9 == 0 { values["word"] = .null }
-                return instance(n, module: "m\(n % 2)", values: values, createdAt: Int64(n), deletedAt: n % 17 == 0 ? 99 : nil)
-            }, in: db)
+            try ContentTables.upsert(
+                contentsOf: (1...400).map { n in
+                    var values: [String: JSONValue] = [
+                        "price": .number(Double(Int.random(in: 0..<100, using: &rng))),
+                        "flag": Bool.random(using: &rng) ? .bool(true) : .string("false"),
+                        "word": .string(words.randomElement(using: &rng) ?? ""),
+                        "list": .array(
+                            (0..<Int.random(in: 0...3, using: &rng)).map { _ in .number(Double(Int.random(in: 0..<5, using: &rng))) }),
+                    ]
+                    if n % 4 == 0 { values["price"] = nil }
+                    if n % 9 == 0 { values["word"] = .null }
+                    return instance(n, module: "m\(n % 2)", values: values, createdAt: Int64(n), deletedAt: n % 17 == 0 ? 99 : nil)
+                }, in: db)
         }
         let leaves: [FilterNode] = [
             .compare("price", .less, 30), .compare("price", .greaterOrEqual, "60"), .compare("price", .equal, nil),

@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// Speed by construction: every statement a search runs must reach the value index through an
@@ -9,12 +10,15 @@ final class QueryPlanTests: XCTestCase {
     func testSearchStatementsSeekIndexes() throws {
         let db = try makeContentDatabase()
         try db.write { db in
-            try ContentTables.upsert(contentsOf: (1...300).map { n in
-                instance(n, module: "m\(n % 3)", values: [
-                    "price": .number(Double(n)), "inStock": .bool(n % 2 == 0), "title": .string("title \(n)"),
-                    "category": .string(["a", "b", "c"][n % 3]), "colors": ["red", "blue"],
-                ], tags: n % 5 == 0 ? [WireTag(name: "seg", value: "x")] : [])
-            }, in: db)
+            try ContentTables.upsert(
+                contentsOf: (1...300).map { n in
+                    instance(
+                        n, module: "m\(n % 3)",
+                        values: [
+                            "price": .number(Double(n)), "inStock": .bool(n % 2 == 0), "title": .string("title \(n)"),
+                            "category": .string(["a", "b", "c"][n % 3]), "colors": ["red", "blue"],
+                        ], tags: n % 5 == 0 ? [WireTag(name: "seg", value: "x")] : [])
+                }, in: db)
             try db.execute(sql: "ANALYZE")
         }
         let nested: FilterNode = .and(
@@ -23,8 +27,9 @@ final class QueryPlanTests: XCTestCase {
             .compare("category", .in, ["a", "b"]), .compare("colors", .notEqual, nil))
         let requests = [
             SearchRequest(moduleIds: ["m1"], searchValues: nested, pagination: .init(page: 1, limit: 50)),
-            SearchRequest(searchValues: nested, metaSearch: .compare("createdAt", .greater, 1_100, type: "date"),
-                          segmentTags: [WireTag(name: "seg", value: "x")]),
+            SearchRequest(
+                searchValues: nested, metaSearch: .compare("createdAt", .greater, 1_100, type: "date"),
+                segmentTags: [WireTag(name: "seg", value: "x")]),
             // `like` with 3+ characters: trigram lookups plus the index of unindexed strings.
             SearchRequest(searchValues: .or(.compare("title", .like, "itle 1"), .compare("category", .like, "é"))),
             // Few candidates: the comparisons probe them.
@@ -45,10 +50,11 @@ final class QueryPlanTests: XCTestCase {
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String? ?? "" }
                 // A range of the value index (or of the strings the trigram index leaves out), or
                 // (probing a few candidates) primary-key seeks.
-                XCTAssertTrue(plan.contains {
-                    $0.contains("USING COVERING INDEX content_value_lookup") || $0.contains("USING PRIMARY KEY (instance=?)")
-                        || $0.contains("USING COVERING INDEX content_value_untrigrammed")
-                }, "\(sql)\n\(plan)")
+                XCTAssertTrue(
+                    plan.contains {
+                        $0.contains("USING COVERING INDEX content_value_lookup") || $0.contains("USING PRIMARY KEY (instance=?)")
+                            || $0.contains("USING COVERING INDEX content_value_untrigrammed")
+                    }, "\(sql)\n\(plan)")
                 XCTAssertFalse(plan.contains { $0.hasPrefix("SCAN content_value") || $0.hasPrefix("SCAN v") }, "\(sql)\n\(plan)")
             }
         }

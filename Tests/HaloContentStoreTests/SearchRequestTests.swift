@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import HaloContentStore
 
 final class SearchRequestTests: XCTestCase {
@@ -8,7 +9,8 @@ final class SearchRequestTests: XCTestCase {
     }
 
     func testBothSDKShapesDecode() throws {
-        let ios = try decode(#"""
+        let ios = try decode(
+            #"""
             {"moduleName":"News","searchValues":{"operation":"like","property":"Title","value":"road","type":"string"},
              "metaSearch":{"operation":"=","property":"deletedAt","value":null,"type":"null"},
              "fields":["values.Title","Image"],"include":["all"],"relatedTo":[{"fieldName":"author","instanceIds":["*"]}],
@@ -31,8 +33,9 @@ final class SearchRequestTests: XCTestCase {
 
     func testSortParsing() throws {
         XCTAssertEqual(try SearchRequest().sortKeys(), [SortKey(.createdAt, ascending: false)])
-        XCTAssertEqual(try SearchRequest(sort: "name asc,createdAt desc , updatedBy").sortKeys(),
-                       [SortKey(.name, ascending: true), SortKey(.createdAt, ascending: false), SortKey(.updatedBy, ascending: true)])
+        XCTAssertEqual(
+            try SearchRequest(sort: "name asc,createdAt desc , updatedBy").sortKeys(),
+            [SortKey(.name, ascending: true), SortKey(.createdAt, ascending: false), SortKey(.updatedBy, ascending: true)])
         XCTAssertThrowsError(try SearchRequest(sort: "color asc").sortKeys()) { error in
             XCTAssertTrue("\(error)".hasPrefix("Invalid sort: cannot sort by \"color\""), "\(error)")
         }

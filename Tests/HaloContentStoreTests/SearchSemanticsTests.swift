@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// The search language, case by case, over a small real database.
@@ -13,19 +14,29 @@ final class SearchSemanticsTests: XCTestCase {
     override func setUpWithError() throws {
         db = try makeContentDatabase()
         try db.write { db in
-            try ContentTables.upsert(contentsOf: [
-                instance(1, values: ["title": "Road Trip", "price": 10, "inStock": true, "tags": ["red", "blue"],
-                                     "date": 1000, "rel": .string(hexId(5))],
-                         tags: [WireTag(name: "lang", value: "en")], createdBy: "Ann"),
-                instance(2, values: ["title": "road works", "price": 500, "inStock": false, "tags": ["green"], "nums": [1, 2, 3]],
-                         tags: [WireTag(name: "lang", value: "es"), WireTag(name: "vip", value: "yes")], publishedAt: 2_000),
-                instance(3, values: ["title": "Café ÉTÉ", "price": 42.5, "inStock": "true", "note": nil]),
-                instance(4, values: ["title": "50% off_now", "price": "42", "count": 7, "list": []]),
-                instance(5, values: ["title": "Other", "loc": ["en-US": "Hello", "es-ES": "Hola"],
-                                     "rels": [.string(hexId(1)), .string(hexId(2))]]),
-                instance(6, values: ["title": "Road gone", "price": 10], deletedAt: 3_000),
-                instance(7, module: "m2", values: ["title": "road m2", "price": 10]),
-            ], in: db)
+            try ContentTables.upsert(
+                contentsOf: [
+                    instance(
+                        1,
+                        values: [
+                            "title": "Road Trip", "price": 10, "inStock": true, "tags": ["red", "blue"],
+                            "date": 1000, "rel": .string(hexId(5)),
+                        ],
+                        tags: [WireTag(name: "lang", value: "en")], createdBy: "Ann"),
+                    instance(
+                        2, values: ["title": "road works", "price": 500, "inStock": false, "tags": ["green"], "nums": [1, 2, 3]],
+                        tags: [WireTag(name: "lang", value: "es"), WireTag(name: "vip", value: "yes")], publishedAt: 2_000),
+                    instance(3, values: ["title": "Café ÉTÉ", "price": 42.5, "inStock": "true", "note": nil]),
+                    instance(4, values: ["title": "50% off_now", "price": "42", "count": 7, "list": []]),
+                    instance(
+                        5,
+                        values: [
+                            "title": "Other", "loc": ["en-US": "Hello", "es-ES": "Hola"],
+                            "rels": [.string(hexId(1)), .string(hexId(2))],
+                        ]),
+                    instance(6, values: ["title": "Road gone", "price": 10], deletedAt: 3_000),
+                    instance(7, module: "m2", values: ["title": "road m2", "price": 10]),
+                ], in: db)
         }
     }
 
@@ -164,8 +175,9 @@ final class SearchSemanticsTests: XCTestCase {
         let only5 = [hexId(5)]
         XCTAssertEqual(try first(SearchRequest(instanceIds: only5, locale: "es-ES")).items.first?.values["loc"], "Hola")
         XCTAssertEqual(try first(SearchRequest(instanceIds: only5, locale: "fr-FR")).items.first?.values["loc"], .null)
-        XCTAssertEqual(try first(SearchRequest(instanceIds: only5)).items.first?.values["loc"],
-                       ["en-US": "Hello", "es-ES": "Hola"])
+        XCTAssertEqual(
+            try first(SearchRequest(instanceIds: only5)).items.first?.values["loc"],
+            ["en-US": "Hello", "es-ES": "Hola"])
         let projected = try first(SearchRequest(instanceIds: [hexId(1)], fields: ["values.title", "price"]))
         XCTAssertEqual(projected.items.first?.values, ["title": "Road Trip", "price": 10])
 

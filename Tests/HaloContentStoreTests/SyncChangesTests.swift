@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// Change sets across create → update → delete sequences and window edges (§14.2).
@@ -77,7 +78,8 @@ final class SyncChangesTests: XCTestCase {
         for chunk in chunks {
             switch chunk {
             case .created(let items): XCTAssertEqual(phase, 0); XCTAssertLessThanOrEqual(items.count, 40); created += items.map(\.id)
-            case .updated(let items): XCTAssertLessThanOrEqual(phase, 1); phase = 1; XCTAssertLessThanOrEqual(items.count, 40); updated += items.map(\.id)
+            case .updated(let items):
+                XCTAssertLessThanOrEqual(phase, 1); phase = 1; XCTAssertLessThanOrEqual(items.count, 40); updated += items.map(\.id)
             case .deleted(let items): phase = 2; XCTAssertLessThanOrEqual(items.count, 40); deleted += items
             }
         }
@@ -109,7 +111,9 @@ final class SyncChangesTests: XCTestCase {
             let actual = try cache.read { try ContentTables.search(everything, in: $0) }.items
             XCTAssertEqual(actual, expected, label)
         }
-        try server.write { db in try ContentTables.upsert(contentsOf: (1...10).map { instance($0, module: "m", createdAt: clock.next()) }, in: db) }
+        try server.write { db in
+            try ContentTables.upsert(contentsOf: (1...10).map { instance($0, module: "m", createdAt: clock.next()) }, in: db)
+        }
         try syncAndCompare("first sync")
         try server.write { db in
             var changed = try XCTUnwrap(ContentTables.instance(id: hexId(2), in: db))

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// A real SQLite file in a fresh temp directory, migrated with the content tables.

@@ -1,5 +1,6 @@
 import GRDB
 import XCTest
+
 @testable import HaloContentStore
 
 /// `like` with 3+ characters goes through the FTS5 trigram index; it must answer exactly what
@@ -28,15 +29,20 @@ final class TrigramEquivalenceTests: XCTestCase {
             let tags = (0..<Int.random(in: 0...3, using: &rng)).map { _ in randomText(Int.random(in: 1...4, using: &rng)) }
             let localized = [randomText(3), randomText(5)]
             stored[n] = [title] + tags + localized
-            return instance(n, module: "m\(n % 2)", values: [
-                "text": .array([.string(title)] + tags.map(JSONValue.string)
-                                + [.object(["en": .string(localized[0]), "es": .string(localized[1])])]),
-                "price": .number(Double(n)),
-            ])
+            return instance(
+                n, module: "m\(n % 2)",
+                values: [
+                    "text": .array(
+                        [.string(title)] + tags.map(JSONValue.string)
+                            + [.object(["en": .string(localized[0]), "es": .string(localized[1])])]),
+                    "price": .number(Double(n)),
+                ])
         }
         try db.write { try ContentTables.upsert(contentsOf: instances, in: $0) }
         let indexedRows = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_value WHERE trigram = 1") ?? 0 }
-        let scannedRows = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_value WHERE kind = 3 AND trigram = 0") ?? 0 }
+        let scannedRows = try db.read {
+            try Int.fetchOne($0, sql: "SELECT count(*) FROM content_value WHERE kind = 3 AND trigram = 0") ?? 0
+        }
         XCTAssertGreaterThan(indexedRows, 100, "the test must exercise the index")
         XCTAssertGreaterThan(scannedRows, 100, "the test must exercise the scanned strings")
 
@@ -46,7 +52,8 @@ final class TrigramEquivalenceTests: XCTestCase {
         for _ in 0..<400 {
             let length = Int.random(in: 1...5, using: &rng)
             if Bool.random(using: &rng), let source = stored.randomElement(using: &rng)?.value.randomElement(using: &rng),
-               source.count >= length {
+                source.count >= length
+            {
                 let characters = Array(source)
                 let start = Int.random(in: 0...(characters.count - length), using: &rng)
                 let piece = String(characters[start..<(start + length)])
@@ -86,10 +93,11 @@ final class TrigramEquivalenceTests: XCTestCase {
                 .items.map(\.id).sorted()
         }
         try db.write { db in
-            try ContentTables.upsert(contentsOf: [
-                instance(1, values: ["title": "Log Cabin"]), instance(2, values: ["title": ["cabinet", "Shed"]]),
-                instance(3, module: "m2", values: ["title": "cabin"]),
-            ], in: db)
+            try ContentTables.upsert(
+                contentsOf: [
+                    instance(1, values: ["title": "Log Cabin"]), instance(2, values: ["title": ["cabinet", "Shed"]]),
+                    instance(3, module: "m2", values: ["title": "cabin"]),
+                ], in: db)
         }
         XCTAssertEqual(try matches("CABIN"), [hexId(1), hexId(2), hexId(3)])
         XCTAssertEqual(try matches("shed"), [hexId(2)])
@@ -101,9 +109,10 @@ final class TrigramEquivalenceTests: XCTestCase {
         XCTAssertEqual(try matches("shed"), [])
         // The same instance twice in one bulk write: only its last strings stay indexed.
         try db.write { db in
-            try ContentTables.upsert(contentsOf: [
-                instance(4, values: ["title": "cabin four"]), instance(4, values: ["title": "barn four"]),
-            ], in: db)
+            try ContentTables.upsert(
+                contentsOf: [
+                    instance(4, values: ["title": "cabin four"]), instance(4, values: ["title": "barn four"]),
+                ], in: db)
         }
         XCTAssertEqual(try matches("cabin"), [hexId(3)])
         XCTAssertEqual(try matches("barn"), [hexId(4)])
@@ -113,7 +122,10 @@ final class TrigramEquivalenceTests: XCTestCase {
         XCTAssertEqual(try matches("cabin"), [])
         let leftovers = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_trigram WHERE content_trigram MATCH 'cab'") }
         XCTAssertEqual(leftovers, 0, "deleted strings left trigram rows behind")
-        let allRows = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_trigram WHERE content_trigram MATCH 'log' OR content_trigram MATCH 'our'") }
+        let allRows = try db.read {
+            try Int.fetchOne(
+                $0, sql: "SELECT count(*) FROM content_trigram WHERE content_trigram MATCH 'log' OR content_trigram MATCH 'our'")
+        }
         XCTAssertEqual(allRows, 1, "only instance 1 (\"log house\") is left")
         try db.write { try $0.execute(sql: "INSERT INTO content_trigram (content_trigram) VALUES ('integrity-check')") }
     }
@@ -130,10 +142,12 @@ final class TrigramEquivalenceTests: XCTestCase {
         var broken = instance(3, values: ["title": "new three"])
         broken.createdAt = nil
         try db.write { db in
-            XCTAssertThrowsError(try ContentTables.upsert(contentsOf: [
-                instance(1, values: ["title": "new one"]), instance(2, values: ["title": "new two"]), broken,
-                instance(4, values: ["title": "new four"]),
-            ], in: db))
+            XCTAssertThrowsError(
+                try ContentTables.upsert(
+                    contentsOf: [
+                        instance(1, values: ["title": "new one"]), instance(2, values: ["title": "new two"]), broken,
+                        instance(4, values: ["title": "new four"]),
+                    ], in: db))
         }
         XCTAssertEqual(try matches("new"), [hexId(1), hexId(2)])
         XCTAssertEqual(try matches("old"), [])

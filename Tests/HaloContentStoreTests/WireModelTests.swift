@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import HaloContentStore
 
 final class WireModelTests: XCTestCase {
@@ -52,7 +53,8 @@ final class WireModelTests: XCTestCase {
     }
 
     func testFractionalMillisecondsAreRoundedAndLargeIntegersExact() throws {
-        let json = #"{"id":"a","module":"m","name":"n","createdAt":1475046170087.9997,"updatedAt":1475046170088,"values":{"big":1475046170088,"f":1.5}}"#
+        let json =
+            #"{"id":"a","module":"m","name":"n","createdAt":1475046170087.9997,"updatedAt":1475046170088,"values":{"big":1475046170088,"f":1.5}}"#
         let decoded = try JSONDecoder().decode(WireInstance.self, from: Data(json.utf8))
         XCTAssertEqual(decoded.createdAt, 1_475_046_170_088)
         XCTAssertEqual(decoded.updatedAt, 1_475_046_170_088)
@@ -79,8 +81,10 @@ final class WireModelTests: XCTestCase {
     }
 
     func testCompactJSONTextEscapesAndMatchesParser() throws {
-        let value: JSONValue = ["s": "quote \" slash \\ nl \n tab \t ctl \u{01} é 😀", "n": 1475046170088, "f": -0.25,
-                                "a": [true, false, nil], "o": [:]]
+        let value: JSONValue = [
+            "s": "quote \" slash \\ nl \n tab \t ctl \u{01} é 😀", "n": 1_475_046_170_088, "f": -0.25,
+            "a": [true, false, nil], "o": [:],
+        ]
         let text = value.compactJSONText
         XCTAssertEqual(try JSONValue(string: text), value)
         XCTAssertTrue(text.contains("1475046170088") && !text.contains("1475046170088.0"), text)

@@ -78,7 +78,9 @@ final class AccessibleNamesTests: XCTestCase {
             let register = try RegisterPage(onRegistered: { _ in }, onBack: {})
             window.window.present()
             XCTAssertTrue(MainLoopBridge.iterate(until: { window.window.isMapped }, timeout: 10))
-            for (page, name) in [(welcome.widget, "welcome"), (connect.widget, "connect"), (signIn.widget, "sign-in"), (register.widget, "register")] {
+            for (page, name) in [
+                (welcome.widget, "welcome"), (connect.widget, "connect"), (signIn.widget, "sign-in"), (register.widget, "register"),
+            ] {
                 window.show(page, named: name)
                 let findings = AccessibilityAudit.unnamedControls(in: window.window.widget)
                 XCTAssertEqual(findings, [], "controls without an accessible name on \(name):\n" + findings.joined(separator: "\n"))

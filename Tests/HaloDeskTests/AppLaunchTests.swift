@@ -72,30 +72,35 @@ final class AppLaunchTests: XCTestCase {
 
     /// Finds the running app's main window by its accessible name, as a screen reader would.
     func testAccessibilityTreeExposesTheMainWindowByName() throws {
-        try runAccessibilityScript("find_window.py", arguments: ["HaloDesk", "30"], log: "accessibility",
-                                   expecting: "found frame 'HaloDesk'")
+        try runAccessibilityScript(
+            "find_window.py", arguments: ["HaloDesk", "30"], log: "accessibility",
+            expecting: "found frame 'HaloDesk'")
     }
 
     /// Signs in to the local workspace through the accessibility tree only: every control the
     /// script needs is found by its accessible name.
     func testSignInThroughTheAccessibilityTree() throws {
-        try runAccessibilityScript("sign_in.py", arguments: ["editor@halo.local", "90"], log: "accessibility-sign-in",
-                                   appArguments: ["--local-workspace"], expecting: "found signed-in workspace")
+        try runAccessibilityScript(
+            "sign_in.py", arguments: ["editor@halo.local", "90"], log: "accessibility-sign-in",
+            appArguments: ["--local-workspace"], expecting: "found signed-in workspace")
     }
 
     /// Signs in, then checks the workspace through the accessibility tree: its main controls are
     /// found by name and role, "New instance" works when pressed through AT-SPI, and no showing
     /// interactive node is nameless.
     func testWorkspaceThroughTheAccessibilityTree() throws {
-        try runAccessibilityScript("workspace.py", arguments: ["editor@halo.local", "90"], log: "accessibility-workspace",
-                                   appArguments: ["--local-workspace"], expecting: "every showing interactive node has a name")
+        try runAccessibilityScript(
+            "workspace.py", arguments: ["editor@halo.local", "90"], log: "accessibility-workspace",
+            appArguments: ["--local-workspace"], expecting: "every showing interactive node has a name")
     }
 
     /// Launches the app with the accessibility bus, runs `accessibility/<script>` against it (as
     /// assistive technology would, from outside the process) and requires it to succeed and print
     /// `expected`. The app's output goes to test-artifacts/<log>.log.
-    private func runAccessibilityScript(_ script: String, arguments: [String], log: String, appArguments: [String] = [],
-                                        expecting expected: String) throws {
+    private func runAccessibilityScript(
+        _ script: String, arguments: [String], log: String, appArguments: [String] = [],
+        expecting expected: String
+    ) throws {
         guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
             throw XCTSkip("at-spi2-core is not installed")
         }

@@ -34,7 +34,7 @@ final class GtkLayerTests: XCTestCase {
             XCTAssertNotNil(weakCanary, "the connected closure keeps what it captured alive")
             connection.disconnect()
             XCTAssertNil(weakCanary, "disconnecting must release the closure box")
-            button.emit("clicked") // no handler left: must not crash
+            button.emit("clicked")  // no handler left: must not crash
         }
     }
 

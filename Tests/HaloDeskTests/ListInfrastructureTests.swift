@@ -19,7 +19,9 @@ final class ListInfrastructureTests: XCTestCase {
 
             let boundPositions = PositionLog()
             let factory = ListItemFactory<RowWidgets>(
-                makeRow: { let row = RowWidgets(); return (row, row.label) },
+                makeRow: {
+                    let row = RowWidgets(); return (row, row.label)
+                },
                 bind: { row, position in
                     row.label.text = "Row \(position)"
                     boundPositions.positions.append(position)
@@ -28,9 +30,11 @@ final class ListInfrastructureTests: XCTestCase {
             g_object_ref(model.list.raw)
             g_object_ref(factory.factory.raw)
             let selection = gtk_no_selection_new(model.model)
-            let listView = Widget(sinking: UnsafeMutableRawPointer(
-                gtk_list_view_new(halo_selection_model(UnsafeMutableRawPointer(selection)),
-                                  halo_list_item_factory(factory.factory.raw))))
+            let listView = Widget(
+                sinking: UnsafeMutableRawPointer(
+                    gtk_list_view_new(
+                        halo_selection_model(UnsafeMutableRawPointer(selection)),
+                        halo_list_item_factory(factory.factory.raw))))
             let scroller = gtk_scrolled_window_new()
             gtk_scrolled_window_set_child(OpaquePointer(scroller), listView.widget)
             let window = Window(sinking: UnsafeMutableRawPointer(gtk_window_new()))
@@ -40,7 +44,7 @@ final class ListInfrastructureTests: XCTestCase {
             defer { window.destroy() }
 
             XCTAssertTrue(MainLoopBridge.iterate(until: { factory.boundCount > 0 }, timeout: 10), "no row was bound")
-            MainLoopBridge.iterate(until: { false }, timeout: 0.3) // let layout settle
+            MainLoopBridge.iterate(until: { false }, timeout: 0.3)  // let layout settle
             XCTAssertGreaterThan(factory.boundCount, 10)
             XCTAssertLessThan(factory.boundCount, 1_000, "rows must be virtualized, not all bound")
             XCTAssertEqual(boundPositions.positions.min(), 0)

@@ -69,14 +69,18 @@ final class PendingEditsWindowTests: XCTestCase {
             defer { _ = try? WorkspaceHarness.wait { await restarted.stop() } }
             // Back online: the edits go out, two conflict and one is refused; the window shows it.
             view.refresh()
-            XCTAssertTrue(harness.pump(timeout: 30) { view.connection.outbox == OutboxCounts(conflicts: 2, failed: 1) && !view.isSendingPendingEdits },
-                          view.pendingButton.label)
+            XCTAssertTrue(
+                harness.pump(timeout: 30) {
+                    view.connection.outbox == OutboxCounts(conflicts: 2, failed: 1) && !view.isSendingPendingEdits
+                },
+                view.pendingButton.label)
             XCTAssertEqual(view.pendingButton.label, "2 conflicts · 1 failed")
             XCTAssertTrue(harness.pump { window.listed.count == 3 && window.listed[0].keepMine != nil })
             XCTAssertFalse(window.offlineLabel.isVisible)
             let firstControls = try XCTUnwrap(window.listed.first { $0.row.entry.instance.id == first.id })
-            XCTAssertEqual(firstControls.row.differences, [.init(field: "Name", mine: "Mine: first", theirs: "Theirs: first")],
-                           "only the name differs: fields the user left alone keep their stored values")
+            XCTAssertEqual(
+                firstControls.row.differences, [.init(field: "Name", mine: "Mine: first", theirs: "Theirs: first")],
+                "only the name differs: fields the user left alone keep their stored values")
             XCTAssertTrue(firstControls.row.stateLabel.hasPrefix("Conflict"))
             let thirdControls = try XCTUnwrap(window.listed.first { $0.row.entry.instance.id == third.id })
             XCTAssertTrue(thirdControls.row.stateLabel.hasPrefix("Failed: "), thirdControls.row.stateLabel)
@@ -85,16 +89,21 @@ final class PendingEditsWindowTests: XCTestCase {
             let unnamed = AccessibilityAudit.unnamedControls(in: window.window.widget)
             XCTAssertEqual(unnamed, [], "controls without an accessible name:\n" + unnamed.joined(separator: "\n"))
             let statusBarUnnamed = AccessibilityAudit.unnamedControls(in: harness.window.widget)
-            XCTAssertEqual(statusBarUnnamed, [], "workspace controls without an accessible name (pending button shown):\n"
-                           + statusBarUnnamed.joined(separator: "\n"))
+            XCTAssertEqual(
+                statusBarUnnamed, [],
+                "workspace controls without an accessible name (pending button shown):\n"
+                    + statusBarUnnamed.joined(separator: "\n"))
             try Self.screenshots(window)
             try Screenshot.saveAfterNextPaint(
                 harness.window, to: GUITestEnvironment.artifactsDirectory.appendingPathComponent("workspace-pending-button.png").path)
 
             // Keep Mine on the first: my version is sent on top of theirs.
             try XCTUnwrap(firstControls.keepMine).emit("clicked")
-            XCTAssertTrue(harness.pump(timeout: 30) { view.connection.outbox == OutboxCounts(conflicts: 1, failed: 1) && !view.isSendingPendingEdits },
-                          view.pendingButton.label)
+            XCTAssertTrue(
+                harness.pump(timeout: 30) {
+                    view.connection.outbox == OutboxCounts(conflicts: 1, failed: 1) && !view.isSendingPendingEdits
+                },
+                view.pendingButton.label)
             // Take Theirs on the second: my edit is dropped, the server's copy stays.
             let secondControls = try XCTUnwrap(window.listed.first { $0.row.entry.instance.id == second.id })
             try XCTUnwrap(secondControls.takeTheirs).emit("clicked")

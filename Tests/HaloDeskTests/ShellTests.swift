@@ -46,8 +46,9 @@ final class ShellTests: XCTestCase {
             // Open the local workspace: the server starts in-process and is seeded.
             let welcome = try XCTUnwrap(shell.welcomePage)
             welcome.openLocalButton.emit("clicked")
-            XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 60),
-                          "sign-in page never appeared (page: \(window.stack.visiblePage ?? "none"))")
+            XCTAssertTrue(
+                MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 60),
+                "sign-in page never appeared (page: \(window.stack.visiblePage ?? "none"))")
             let local = try XCTUnwrap(shell.localWorkspace)
             let signIn = try XCTUnwrap(shell.signInPage)
             XCTAssertEqual(signIn.emailRow.text, "editor@halo.local")
@@ -72,8 +73,9 @@ final class ShellTests: XCTestCase {
             // The right password signs in as the demo editor.
             signIn.passwordRow.text = rightPassword
             signIn.signInButton.emit("clicked")
-            XCTAssertTrue(MainLoopBridge.iterate(until: { window.stack.visiblePage == "workspace" }, timeout: 30),
-                          "not signed in: \(signIn.errorLabel.text)")
+            XCTAssertTrue(
+                MainLoopBridge.iterate(until: { window.stack.visiblePage == "workspace" }, timeout: 30),
+                "not signed in: \(signIn.errorLabel.text)")
             XCTAssertEqual(local.core.auth.currentUser?.userProfile.email, "editor@halo.local")
             XCTAssertTrue(window.windowTitle.subtitle.hasPrefix("Local workspace"), window.windowTitle.subtitle)
             // The workspace's panes bring their own header bars; the primary menu moves to the sidebar's.
@@ -109,7 +111,9 @@ final class ShellTests: XCTestCase {
             XCTAssertNil(local.core.auth.currentUser)
             XCTAssertTrue(window.headerBar.isVisible, "back on sign-in, the window header bar returns")
             let closed = Flag()
-            Task { await local.close(); closed.isSet = true }
+            Task {
+                await local.close(); closed.isSet = true
+            }
             MainLoopBridge.iterate(until: { closed.isSet }, timeout: 10)
         }
     }

@@ -20,8 +20,9 @@ final class WorkspaceConnectionTests: XCTestCase {
             XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Offline") }, view.statusLabel.text)
             XCTAssertFalse(view.connection.isOnline)
             // Refresh reloads modules and instances in parallel: wait for the modules failure too.
-            XCTAssertTrue(harness.pump(timeout: 30) { harness.toasts.contains { $0.hasPrefix("Could not load the modules: ") } },
-                          "\(harness.toasts)")
+            XCTAssertTrue(
+                harness.pump(timeout: 30) { harness.toasts.contains { $0.hasPrefix("Could not load the modules: ") } },
+                "\(harness.toasts)")
         }
     }
 
@@ -45,8 +46,10 @@ final class WorkspaceConnectionTests: XCTestCase {
             view.saveButton.emit("clicked")
             harness.waitForOperation(after: before)
             // (A page of rows loading at the same time may fail and toast too, in either order.)
-            XCTAssertTrue(harness.toasts.contains(
-                "“Renamed while offline” is saved on this computer and will be sent when the server is reachable."), "\(harness.toasts)")
+            XCTAssertTrue(
+                harness.toasts.contains(
+                    "“Renamed while offline” is saved on this computer and will be sent when the server is reachable."), "\(harness.toasts)"
+            )
             XCTAssertTrue(view.statusLabel.text.hasPrefix("Offline"), view.statusLabel.text)
             XCTAssertEqual(view.pendingButton.label, "1 edit pending")
             XCTAssertTrue(view.pendingButton.isVisible)
@@ -58,8 +61,9 @@ final class WorkspaceConnectionTests: XCTestCase {
             }
             defer { _ = try? WorkspaceHarness.wait { await restarted.stop() } }
             view.refresh()
-            XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Online") && !view.pendingButton.isVisible },
-                          view.statusLabel.text)
+            XCTAssertTrue(
+                harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Online") && !view.pendingButton.isVisible },
+                view.statusLabel.text)
             XCTAssertTrue(harness.pump { harness.toasts.contains("1 pending edit sent.") }, "\(harness.toasts)")
             let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.id == opened.id })
             XCTAssertEqual(onServer.name, "Renamed while offline")

@@ -36,8 +36,9 @@ final class WorkspaceFieldValueTests: XCTestCase {
         XCTAssertThrowsError(try FieldValueText.parse("{\"a\":1}", kind: .list, field: "l"))
         XCTAssertThrowsError(try FieldValueText.parse("{\"en-US\": 3}", kind: .localized, field: "title"))
         XCTAssertThrowsError(try FieldValueText.parse("{oops", kind: .object, field: "specs"))
-        XCTAssertEqual(try FieldValueText.parse("5f1e2d3c4b5a697887766554, 5f1e2d3c4b5a697887766555", kind: .relations, field: "r"),
-                       ["5f1e2d3c4b5a697887766554", "5f1e2d3c4b5a697887766555"])
+        XCTAssertEqual(
+            try FieldValueText.parse("5f1e2d3c4b5a697887766554, 5f1e2d3c4b5a697887766555", kind: .relations, field: "r"),
+            ["5f1e2d3c4b5a697887766554", "5f1e2d3c4b5a697887766555"])
         XCTAssertThrowsError(try FieldValueText.parse("abc", kind: .relation, field: "author"))
         XCTAssertNil(try FieldValueText.parse("   ", kind: .number, field: "price"), "empty clears the value")
         XCTAssertEqual(FieldValueText.display(.number(42), kind: .number), "42")

@@ -25,7 +25,9 @@ final class WorkspaceHarness {
         try GUITestEnvironment.initializeGTK()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
-        let server = try Self.wait { try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false)) }
+        let server = try Self.wait {
+            try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false))
+        }
         self.server = server
         let demo = try Self.wait { try await server.admin.seedDemo() }
         appCore = try Self.signedInCore(server: server, demo: demo, directory: directory.appendingPathComponent("app"))
@@ -41,8 +43,9 @@ final class WorkspaceHarness {
         view.showSignedIn(workspace: "Local workspace", user: demo.editorEmail)
         adw_window_set_content(window.raw.assumingMemoryBound(to: AdwWindow.self), view.widget.widget)
         window.present()
-        XCTAssertTrue(MainLoopBridge.iterate(until: { !self.view.sidebar.modules.isEmpty && self.view.pager.totalItems != nil }, timeout: 20),
-                      "modules and the first module's instances should load")
+        XCTAssertTrue(
+            MainLoopBridge.iterate(until: { !self.view.sidebar.modules.isEmpty && self.view.pager.totalItems != nil }, timeout: 20),
+            "modules and the first module's instances should load")
     }
 
     func tearDown() {
@@ -57,7 +60,8 @@ final class WorkspaceHarness {
     func openModule(_ name: String) throws {
         let module = try XCTUnwrap(view.sidebar.modules.first { $0.name == name }, "no module \(name)")
         view.sidebar.activate(moduleId: try XCTUnwrap(module.id))
-        XCTAssertTrue(pump { self.view.pager.moduleId == module.id && self.view.pager.instance(at: 0) != nil }, "rows of \(name) did not load")
+        XCTAssertTrue(
+            pump { self.view.pager.moduleId == module.id && self.view.pager.instance(at: 0) != nil }, "rows of \(name) did not load")
     }
 
     /// Pumps the main loop until `condition` holds.
@@ -109,7 +113,8 @@ final class WorkspaceHarness {
         let core = CoreManager(configuration: configuration)
         try wait {
             try await core.startup()
-            _ = try await core.auth.login(authProfile: AuthProfile(email: demo.editorEmail, password: demo.editorPassword), stayLoggedIn: false)
+            _ = try await core.auth.login(
+                authProfile: AuthProfile(email: demo.editorEmail, password: demo.editorPassword), stayLoggedIn: false)
         }
         return core
     }

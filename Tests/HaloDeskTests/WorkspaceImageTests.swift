@@ -110,7 +110,7 @@ final class WorkspaceImageTests: XCTestCase {
     private static func blueJPEG(width: Int, height: Int) throws -> Data {
         let pixbuf = try XCTUnwrap(gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, gint(width), gint(height)))
         defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
-        gdk_pixbuf_fill(pixbuf, 0x3584E4FF)
+        gdk_pixbuf_fill(pixbuf, 0x3584_E4FF)
         var buffer: UnsafeMutablePointer<gchar>?
         var size: gsize = 0
         var error: UnsafeMutablePointer<GError>?

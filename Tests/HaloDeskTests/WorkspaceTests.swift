@@ -40,7 +40,8 @@ final class WorkspaceTests: XCTestCase {
 
             // Typing in the filter narrows the list (debounced search-changed → metaSearch name like).
             view.searchEntry.text = "Summit"
-            XCTAssertTrue(harness.pump { view.pager.nameFilter == "Summit" && view.pager.totalItems != nil && view.pager.instance(at: 0) != nil })
+            XCTAssertTrue(
+                harness.pump { view.pager.nameFilter == "Summit" && view.pager.totalItems != nil && view.pager.instance(at: 0) != nil })
             let expected = names.filter { $0.localizedCaseInsensitiveContains("Summit") }.count
             XCTAssertEqual(view.pager.totalItems, expected)
             XCTAssertGreaterThan(expected, 0)
@@ -53,7 +54,9 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(view.editor.nameEntry.text, opened.name)
             guard case .entry(let price)? = view.editor.input(named: "price") else { return XCTFail("price should be a text entry") }
             guard case .toggle(let inStock)? = view.editor.input(named: "inStock") else { return XCTFail("inStock should be a switch") }
-            guard case .entry(let releaseDate)? = view.editor.input(named: "releaseDate") else { return XCTFail("releaseDate should be an entry") }
+            guard case .entry(let releaseDate)? = view.editor.input(named: "releaseDate") else {
+                return XCTFail("releaseDate should be an entry")
+            }
             XCTAssertNotNil(releaseDate.text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/), releaseDate.text)
             XCTAssertFalse(view.saveButton.isSensitive, "nothing edited yet")
 
@@ -258,7 +261,7 @@ final class WorkspaceTests: XCTestCase {
             try harness.screenshots(name: "workspace-narrow")
             // Back from the detail: the list pane alone, with its own header bar.
             view.detailBackButton.emit("clicked")
-            harness.pump(timeout: 1.5) { false } // let the slide finish
+            harness.pump(timeout: 1.5) { false }  // let the slide finish
             try harness.screenshots(name: "workspace-narrow-list")
         }
     }

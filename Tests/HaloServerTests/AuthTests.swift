@@ -43,8 +43,10 @@ final class AuthTests: XCTestCase {
         // iOS sends the stale bearer along; it must be ignored.
         let second = try await server.call(
             "POST", "/api/oauth/token?_app", token: oldAccess,
-            body: .form([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", client.clientId),
-                         ("client_secret", client.clientSecret)]))
+            body: .form([
+                ("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", client.clientId),
+                ("client_secret", client.clientSecret),
+            ]))
         XCTAssertEqual(second.status, 200)
         let newAccess = try XCTUnwrap(second.json["access_token"]?.stringValue)
         XCTAssertNotEqual(newAccess, oldAccess)
@@ -55,8 +57,10 @@ final class AuthTests: XCTestCase {
         // A refresh token works once.
         let replay = try await server.call(
             "POST", "/api/oauth/token?_app",
-            body: .form([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", client.clientId),
-                         ("client_secret", client.clientSecret)]))
+            body: .form([
+                ("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", client.clientId),
+                ("client_secret", client.clientSecret),
+            ]))
         assertEnvelope(replay, status: 401)
     }
 

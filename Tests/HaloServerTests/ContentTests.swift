@@ -14,11 +14,14 @@ final class ContentTests: XCTestCase {
         server = try await TestServer.start()
         editor = try await server.appToken(editor: true)
         reader = try await server.appToken()
-        moduleId = try await server.admin.addModule(ModuleSpec(name: "Products", fields: [
-            ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
-            ModuleField("label", .localizedText), ModuleField("size", .singleChoice, choices: ["S", "M"]),
-            ModuleField("link", .website),
-        ]))
+        moduleId = try await server.admin.addModule(
+            ModuleSpec(
+                name: "Products",
+                fields: [
+                    ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
+                    ModuleField("label", .localizedText), ModuleField("size", .singleChoice, choices: ["S", "M"]),
+                    ModuleField("link", .website),
+                ]))
     }
 
     override func tearDown() async throws { await server.stop() }
@@ -32,7 +35,8 @@ final class ContentTests: XCTestCase {
     }
 
     private func search(_ body: JSONValue, token: String? = nil) async throws -> HTTPAnswer {
-        try await server.call("POST", "/api/generalcontent/instance/search", token: token ?? reader, body: .json(body), headers: ["to-cache": "0"])
+        try await server.call(
+            "POST", "/api/generalcontent/instance/search", token: token ?? reader, body: .json(body), headers: ["to-cache": "0"])
     }
 
     private func sync(_ body: JSONValue) async throws -> JSONValue {
@@ -43,7 +47,8 @@ final class ContentTests: XCTestCase {
 
     func testSearchPaginationShapesAndFilters() async throws {
         for index in 0..<25 {
-            _ = try await create("Item \(index)", ["title": .string("Title \(index)"), "price": .number(Double(index)), "inStock": .bool(index % 2 == 0)])
+            _ = try await create(
+                "Item \(index)", ["title": .string("Title \(index)"), "price": .number(Double(index)), "inStock": .bool(index % 2 == 0)])
         }
         let firstPage = try await search(["moduleIds": [.string(moduleId)], "segmentMode": "partial"])
         assertSameShape(firstPage.json, as: try Fixtures.load("ios/search_success_paginated.json"))
@@ -64,12 +69,20 @@ final class ContentTests: XCTestCase {
         // Nested filter, Android-style reversed operands and `values.` projection.
         let filtered = try await search([
             "moduleIds": [.string(moduleId)], "fields": ["values.title"], "sort": "name asc",
-            "searchValues": ["condition": "and", "operands": [
-                ["condition": "or", "operands": [
-                    ["operation": "=", "property": "inStock", "value": true, "type": "string"],
-                    ["operation": "like", "property": "title", "value": "itle 7", "type": "string"]]],
-                ["operation": "<=", "property": "price", "value": 10, "type": "number"],
-                ["operation": ">=", "property": "price", "value": 5, "type": "number"]]],
+            "searchValues": [
+                "condition": "and",
+                "operands": [
+                    [
+                        "condition": "or",
+                        "operands": [
+                            ["operation": "=", "property": "inStock", "value": true, "type": "string"],
+                            ["operation": "like", "property": "title", "value": "itle 7", "type": "string"],
+                        ],
+                    ],
+                    ["operation": "<=", "property": "price", "value": 10, "type": "number"],
+                    ["operation": ">=", "property": "price", "value": 5, "type": "number"],
+                ],
+            ],
             "pagination": ["skip": true],
         ])
         let names = filtered.json.arrayValue?.compactMap { $0["name"]?.stringValue }
@@ -99,7 +112,9 @@ final class ContentTests: XCTestCase {
         let included = try await search(["moduleName": "Posts", "include": ["all"]])
         XCTAssertEqual(included.json["items"]?.arrayValue?.first?["values"]?["author"]?.stringValue, adaId)
         XCTAssertEqual(included.json["included"]?.arrayValue?.compactMap { $0["id"]?.stringValue }, [adaId])
-        let related = try await search(["relatedTo": [["fieldName": "author", "instanceIds": [.string(adaId)]]], "pagination": ["skip": true]])
+        let related = try await search([
+            "relatedTo": [["fieldName": "author", "instanceIds": [.string(adaId)]]], "pagination": ["skip": true],
+        ])
         XCTAssertEqual(related.json.arrayValue?.compactMap { $0["name"]?.stringValue }, ["Hello"])
     }
 
@@ -113,8 +128,10 @@ final class ContentTests: XCTestCase {
 
         let updated = try await server.call(
             "PUT", "/api/generalcontent/instance/\(id)", token: editor,
-            body: .json(["id": .string(id), "module": .string(moduleId), "name": "First v2", "values": ["title": "Hello again"],
-                         "publishedAt": 1_700_000_000_000]))
+            body: .json([
+                "id": .string(id), "module": .string(moduleId), "name": "First v2", "values": ["title": "Hello again"],
+                "publishedAt": 1_700_000_000_000,
+            ]))
         XCTAssertEqual(updated.status, 200)
         XCTAssertEqual(updated.json["name"], "First v2")
         XCTAssertEqual(updated.json["publishedAt"], 1_700_000_000_000)
@@ -165,21 +182,29 @@ final class ContentTests: XCTestCase {
         let body: JSONValue = [
             "truncated": [["module": .string(otherModule)]],
             "truncate": [["module": .string(otherModule), "name": "android style"]],
-            "created": [["module": .string(moduleId), "name": "New", "values": ["price": 3]],
-                        ["module": .string(moduleId), "name": "Broken", "values": ["price": "x"]]],
+            "created": [
+                ["module": .string(moduleId), "name": "New", "values": ["price": 3]],
+                ["module": .string(moduleId), "name": "Broken", "values": ["price": "x"]],
+            ],
             "updated": [["id": .string(keepId), "name": "Keep v2", "updatedAt": 1]],
-            "createdOrUpdated": [["id": .string(keepId), "module": .string(moduleId), "name": "Keep v3"],
-                                 ["id": "client-chosen-id", "module": .string(moduleId), "name": "Chosen"]],
+            "createdOrUpdated": [
+                ["id": .string(keepId), "module": .string(moduleId), "name": "Keep v3"],
+                ["id": "client-chosen-id", "module": .string(moduleId), "name": "Chosen"],
+            ],
             "deleted": [["id": "ffffffffffffffffffffffff"], keep],
         ]
         let answer = try await server.call("POST", "/api/generalcontent/instance/batch", token: editor, body: .json(body))
         XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
         let operations = try XCTUnwrap(answer.json["operations"]?.arrayValue)
-        let summary = operations.map { "\($0["operation"]?.stringValue ?? "?")#\($0["position"]?.int64Value ?? -1):\($0["success"]?.boolValue ?? false)" }
-        XCTAssertEqual(summary, [
-            "truncate#0:true", "truncate#1:true", "create#0:true", "create#1:false", "update#0:true",
-            "createOrUpdate#0:true", "createOrUpdate#1:true", "delete#0:false", "delete#1:true",
-        ])
+        let summary = operations.map {
+            "\($0["operation"]?.stringValue ?? "?")#\($0["position"]?.int64Value ?? -1):\($0["success"]?.boolValue ?? false)"
+        }
+        XCTAssertEqual(
+            summary,
+            [
+                "truncate#0:true", "truncate#1:true", "create#0:true", "create#1:false", "update#0:true",
+                "createOrUpdate#0:true", "createOrUpdate#1:true", "delete#0:false", "delete#1:true",
+            ])
         XCTAssertEqual(operations[0]["module"]?.stringValue, otherModule)
         XCTAssertEqual(operations[0]["data"], ["deletedInstances": 3])
         XCTAssertEqual(operations[1]["data"], ["deletedInstances": 0])
@@ -189,11 +214,13 @@ final class ContentTests: XCTestCase {
         XCTAssertEqual(operations[6]["data"]?["id"], "client-chosen-id")
         XCTAssertEqual(operations[8]["data"]?["name"], "Keep v3")
         XCTAssertNotNil(operations[8]["data"]?["deletedAt"]?.int64Value)
-        XCTAssertEqual(answer.json["results"], [
-            "total": ["total": 9, "success": 7, "failure": 2], "truncate": ["success": 2, "failure": 0],
-            "create": ["success": 1, "failure": 1], "update": ["success": 1, "failure": 0],
-            "createOrUpdate": ["success": 2, "failure": 0], "delete": ["success": 1, "failure": 1],
-        ])
+        XCTAssertEqual(
+            answer.json["results"],
+            [
+                "total": ["total": 9, "success": 7, "failure": 2], "truncate": ["success": 2, "failure": 0],
+                "create": ["success": 1, "failure": 1], "update": ["success": 1, "failure": 0],
+                "createOrUpdate": ["success": 2, "failure": 0], "delete": ["success": 1, "failure": 1],
+            ])
         let fixture = try Fixtures.load("android/halo-content/batchManipulation.json")
         assertSameShape(operations[2], as: try XCTUnwrap(fixture["operations"]?.arrayValue?[2]))
         assertSameShape(operations[3], as: try XCTUnwrap(fixture["operations"]?.arrayValue?[3]))
@@ -202,7 +229,10 @@ final class ContentTests: XCTestCase {
         // A 409 inside a batch carries the current copy.
         let conflict = try await server.call(
             "POST", "/api/generalcontent/instance/batch", token: editor,
-            body: .json(["updated": [["id": "client-chosen-id", "name": "late", "updatedAt": 1]], "createdOrUpdated": [["id": "client-chosen-id", "name": "bump"]]]))
+            body: .json([
+                "updated": [["id": "client-chosen-id", "name": "late", "updatedAt": 1]],
+                "createdOrUpdated": [["id": "client-chosen-id", "name": "bump"]],
+            ]))
         let conflictOps = try XCTUnwrap(conflict.json["operations"]?.arrayValue)
         XCTAssertEqual(conflictOps[0]["success"], true, "the first update of an unedited instance has nothing to conflict with")
         let late = try await server.call(
@@ -222,8 +252,9 @@ final class ContentTests: XCTestCase {
         let first = try await sync(["moduleName": "Products"])
         assertSameShape(first, as: try Fixtures.load("ios/from_sync.json"))
         assertSameShape(first, as: try Fixtures.load("android/halo-content/syncCreateModule.json"))
-        XCTAssertEqual(Set(first["created"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []),
-                       Set([a, b, c].compactMap { $0["id"]?.stringValue }))
+        XCTAssertEqual(
+            Set(first["created"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []),
+            Set([a, b, c].compactMap { $0["id"]?.stringValue }))
         XCTAssertEqual(first["updated"], [])
         XCTAssertEqual(first["deleted"], [])
         let t1 = try XCTUnwrap(first["syncTimestamp"]?.int64Value)
@@ -275,7 +306,10 @@ final class ContentTests: XCTestCase {
                     for index in 0..<10 {
                         let answer = try await server.call(
                             "POST", "/api/generalcontent/instance", token: editor,
-                            body: .json(["module": .string(moduleId), "name": .string("w\(writer)-\(index)"), "values": ["price": .number(Double(index))]]))
+                            body: .json([
+                                "module": .string(moduleId), "name": .string("w\(writer)-\(index)"),
+                                "values": ["price": .number(Double(index))],
+                            ]))
                         XCTAssertEqual(answer.status, 200)
                         if let id = answer.json["id"]?.stringValue { ids.append(id) }
                     }
@@ -295,7 +329,8 @@ final class ContentTests: XCTestCase {
 
     func testBadInputGetsItsOwn4xx() async throws {
         let malformed = try await server.call(
-            "POST", "/api/generalcontent/instance/search", token: reader, body: .raw(Data("{\"moduleIds\": [".utf8), contentType: "application/json"))
+            "POST", "/api/generalcontent/instance/search", token: reader,
+            body: .raw(Data("{\"moduleIds\": [".utf8), contentType: "application/json"))
         XCTAssertTrue(assertEnvelope(malformed, status: 400).contains("Malformed JSON"))
         let wrongType = try await server.call(
             "POST", "/api/generalcontent/instance", token: editor, body: .raw(Data("name=x".utf8), contentType: "text/plain"))
@@ -308,7 +343,8 @@ final class ContentTests: XCTestCase {
             "POST", "/api/generalcontent/instance", token: editor, body: .json(["module": "ffffffffffffffffffffffff", "name": "x"]))
         XCTAssertTrue(assertEnvelope(unknownModule, status: 400).contains("ffffffffffffffffffffffff"))
         let badDate = try await server.call(
-            "POST", "/api/generalcontent/instance", token: editor, body: .json(["module": .string(moduleId), "name": "x", "publishedAt": "soon"]))
+            "POST", "/api/generalcontent/instance", token: editor,
+            body: .json(["module": .string(moduleId), "name": "x", "publishedAt": "soon"]))
         XCTAssertTrue(assertEnvelope(badDate, status: 400).contains("publishedAt"))
         let badBatch = try await server.call("POST", "/api/generalcontent/instance/batch", token: editor, body: .json(["created": "x"]))
         assertEnvelope(badBatch, status: 400)

@@ -4,7 +4,7 @@ import HaloServer
 import XCTest
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A `halo-server` child process killed with SIGKILL in the middle of a large batch leaves
@@ -15,7 +15,8 @@ final class CrashTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let setup = try HaloServerAdmin.open(dataDirectory: directory)
-        let moduleId = try await setup.addModule(ModuleSpec(name: "Crash", fields: [ModuleField("title", .text), ModuleField("price", .number)]))
+        let moduleId = try await setup.addModule(
+            ModuleSpec(name: "Crash", fields: [ModuleField("title", .text), ModuleField("price", .number)]))
         let client = try await setup.addClient(editor: true)
 
         let child = try ChildServer(binary: binary, directory: directory)
@@ -26,7 +27,10 @@ final class CrashTests: XCTestCase {
 
         let count = 15_000
         let created = (0..<count).map { index -> JSONValue in
-            ["module": .string(moduleId), "name": .string("item \(index)"), "values": ["title": .string("t\(index)"), "price": .number(Double(index))]]
+            [
+                "module": .string(moduleId), "name": .string("item \(index)"),
+                "values": ["title": .string("t\(index)"), "price": .number(Double(index))],
+            ]
         }
         var request = URLRequest(url: base.appendingPathComponent("api/generalcontent/instance/batch"))
         request.httpMethod = "POST"
@@ -62,9 +66,10 @@ final class CrashTests: XCTestCase {
         var request = URLRequest(url: base.appendingPathComponent("api/oauth/token"))
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(TestServer.formEncode([
-            ("grant_type", "client_credentials"), ("client_id", client.clientId), ("client_secret", client.clientSecret),
-        ]).utf8)
+        request.httpBody = Data(
+            TestServer.formEncode([
+                ("grant_type", "client_credentials"), ("client_id", client.clientId), ("client_secret", client.clientSecret),
+            ]).utf8)
         let (data, _) = try await session.data(for: request)
         return try XCTUnwrap(try JSONValue(data: data)["access_token"]?.stringValue)
     }
@@ -118,7 +123,8 @@ final class ChildServer: @unchecked Sendable {
 
     /// User plus system CPU time the process has used so far, in seconds.
     func cpuSeconds() throws -> Double {
-        let fields = try String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8)
+        let fields =
+            try String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8)
             .split(separator: ")").last.map { $0.split(separator: " ") } ?? []
         // After the ")" of the command name, utime and stime are the 12th and 13th fields.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

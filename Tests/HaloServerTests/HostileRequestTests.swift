@@ -97,9 +97,15 @@ final class HostileRequestTests: XCTestCase {
             400, "POST", search, token: app,
             body: .json(["searchValues": ["operation": "=", "property": "title", "value": .string(longValue)]]),
             mentioning: ["10000"])
-        let wide: JSONValue = ["searchValues": ["condition": "or", "operands": .array((0..<1500).map { index in
-            ["operation": "=", "property": "title", "value": .string("t\(index)")]
-        })]]
+        let wide: JSONValue = [
+            "searchValues": [
+                "condition": "or",
+                "operands": .array(
+                    (0..<1500).map { index in
+                        ["operation": "=", "property": "title", "value": .string("t\(index)")]
+                    }),
+            ]
+        ]
         try await expect(400, "POST", search, token: app, body: .json(wide), mentioning: ["1000"])
         var deep: JSONValue = ["operation": "=", "property": "title", "value": "x"]
         for _ in 0..<40 { deep = ["condition": "and", "operands": [deep]] }
@@ -110,8 +116,10 @@ final class HostileRequestTests: XCTestCase {
         // Within the limits the same kinds of request still work.
         let ok = try await server.call(
             "POST", search, token: app,
-            body: .json(["moduleName": "Articles", "sort": "name asc,createdAt desc", "pagination": ["page": 1, "limit": 1000],
-                         "searchValues": ["operation": "like", "property": "summary", "value": .string(String(repeating: "a", count: 1000))]]))
+            body: .json([
+                "moduleName": "Articles", "sort": "name asc,createdAt desc", "pagination": ["page": 1, "limit": 1000],
+                "searchValues": ["operation": "like", "property": "summary", "value": .string(String(repeating: "a", count: 1000))],
+            ]))
         XCTAssertEqual(ok.status, 200, String(decoding: ok.data, as: UTF8.self))
     }
 
@@ -123,8 +131,10 @@ final class HostileRequestTests: XCTestCase {
         let small = "a" + String(repeating: "\u{0301}", count: 3000)
         try await expect(400, "PUT", pocket, token: user, body: .json(["data": ["k": .string(small)]]), mentioning: ["2000"])
 
-        let lists = JSONValue.object(Dictionary(uniqueKeysWithValues: (0...PocketLimits.referenceLists).map { ("l\($0)", JSONValue.array([])) }))
-        try await expect(400, "PUT", pocket, token: user, body: .json(["references": lists]), mentioning: ["\(PocketLimits.referenceLists)"])
+        let lists = JSONValue.object(
+            Dictionary(uniqueKeysWithValues: (0...PocketLimits.referenceLists).map { ("l\($0)", JSONValue.array([])) }))
+        try await expect(
+            400, "PUT", pocket, token: user, body: .json(["references": lists]), mentioning: ["\(PocketLimits.referenceLists)"])
         let longList = JSONValue.array((0...PocketLimits.entriesPerList).map { .string("id\($0)") })
         try await expect(400, "PUT", pocket, token: user, body: .json(["references": ["l": longList]]), mentioning: ["entries"])
         let longEntry = String(repeating: "x", count: PocketLimits.referenceLength + 1)

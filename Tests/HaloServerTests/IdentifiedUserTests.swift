@@ -20,7 +20,13 @@ final class IdentifiedUserTests: XCTestCase {
         if let network { auth["network"] = network }
         return try await server.call(
             "POST", "/api/segmentation/identified/register", token: appToken,
-            body: .json(["auth": .object(auth), "profile": ["email": .string(email), "name": "testName", "surname": "testSurname", "displayName": "testName testSurname", "photoUrl": "", "id": nil]]))
+            body: .json([
+                "auth": .object(auth),
+                "profile": [
+                    "email": .string(email), "name": "testName", "surname": "testSurname", "displayName": "testName testSurname",
+                    "photoUrl": "", "id": nil,
+                ],
+            ]))
     }
 
     func testRegisterThenLoginWithJSONAndForm() async throws {

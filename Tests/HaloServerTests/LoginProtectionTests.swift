@@ -54,8 +54,10 @@ final class LoginProtectionTests: XCTestCase {
         assertThrottled(try await server.clientGrant(client.clientId, client.clientSecret))
         let refresh = try await server.call(
             "POST", "/api/oauth/token?_app",
-            body: .form([("grant_type", "refresh_token"), ("refresh_token", "x"), ("client_id", client.clientId),
-                         ("client_secret", client.clientSecret)]))
+            body: .form([
+                ("grant_type", "refresh_token"), ("refresh_token", "x"), ("client_id", client.clientId),
+                ("client_secret", client.clientSecret),
+            ]))
         assertThrottled(refresh)
         // Another client still gets its tokens.
         let other = try await server.admin.addClient()

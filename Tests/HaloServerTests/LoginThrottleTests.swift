@@ -170,7 +170,9 @@ final class LoginThrottleTests: XCTestCase {
             for _ in 0..<8 {
                 group.addTask {
                     await executor.run {
-                        counters.withLock { $0.running += 1; $0.peak = max($0.peak, $0.running) }
+                        counters.withLock {
+                            $0.running += 1; $0.peak = max($0.peak, $0.running)
+                        }
                         Thread.sleep(forTimeInterval: 0.1)
                         counters.withLock { $0.running -= 1 }
                     }

@@ -9,13 +9,15 @@ final class ModuleTests: XCTestCase {
         let server = try await TestServer.start()
         let token = try await server.appToken()
         let allTypes = FieldType.allCases.map { type in
-            ModuleField("f\(type.rawValue)", type, description: type.name,
-                        choices: [.multipleChoice, .singleChoice, .multipleSelectDropdown, .singleSelectDropdown].contains(type) ? ["1", "2"] : nil)
+            ModuleField(
+                "f\(type.rawValue)", type, description: type.name,
+                choices: [.multipleChoice, .singleChoice, .multipleSelectDropdown, .singleSelectDropdown].contains(type) ? ["1", "2"] : nil)
         }
         let everything = try await server.admin.addModule(ModuleSpec(name: "Everything", fields: allTypes))
         for index in 0..<11 { try await server.admin.addModule(ModuleSpec(name: "M\(index)", fields: [])) }
 
-        let plain = try await server.call("GET", "/api/generalcontent/module?skip=true&withFields=false", token: token, headers: ["to-cache": "0"])
+        let plain = try await server.call(
+            "GET", "/api/generalcontent/module?skip=true&withFields=false", token: token, headers: ["to-cache": "0"])
         let list = try XCTUnwrap(plain.json.arrayValue)
         XCTAssertEqual(list.count, 12)
         assertSameShape(plain.json, as: try Fixtures.load("ios/module_list_success_not_paginated.json"))
@@ -33,8 +35,9 @@ final class ModuleTests: XCTestCase {
         assertSameShape(module, as: try XCTUnwrap(fixture.arrayValue?.first), freeForm: ["format", "params"])
         let fields = try XCTUnwrap(module["fields"]?.arrayValue)
         XCTAssertEqual(fields.count, 21)
-        XCTAssertEqual(fields.compactMap { $0["fieldType"]?["id"]?.stringValue },
-                       (1...21).map { String(format: "%024d", $0) })
+        XCTAssertEqual(
+            fields.compactMap { $0["fieldType"]?["id"]?.stringValue },
+            (1...21).map { String(format: "%024d", $0) })
         XCTAssertEqual(fields[17]["format"], ["values": ["1", "2"], "default": "1"])
 
         let one = try await server.call("GET", "/api/generalcontent/module/\(everything)?withFields=true", token: token)

@@ -23,7 +23,9 @@ final class SeedingTests: XCTestCase {
         // Drafts exist next to published items; the translations sync per locale into key → text.
         let drafts = try await server.call(
             "POST", "/api/generalcontent/instance/search", token: token,
-            body: .json(["moduleName": "Articles", "metaSearch": ["operation": "=", "property": "publishedAt", "value": nil, "type": "null"]]))
+            body: .json([
+                "moduleName": "Articles", "metaSearch": ["operation": "=", "property": "publishedAt", "value": nil, "type": "null"],
+            ]))
         XCTAssertGreaterThan(drafts.json["pagination"]?["totalItems"]?.int64Value ?? 0, 0)
         let translations = try await server.call(
             "POST", "/api/generalcontent/instance/sync", token: token, body: .json(["moduleName": "Translations", "locale": "nl-NL"]))

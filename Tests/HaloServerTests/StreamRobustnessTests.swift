@@ -4,7 +4,7 @@ import HaloServer
 import XCTest
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Clients that stall, vanish or hoard connections cannot stop the server or hold what others
@@ -61,8 +61,9 @@ final class StreamRobustnessTests: XCTestCase {
         var readers: [RawConnection] = []
         for index in 0..<16 {
             let connection = try RawConnection(port: server.server.port, receiveBuffer: 4096)
-            try connection.send(RawConnection.post(
-                "/api/generalcontent/instance/sync", json: #"{"moduleId":"\#(moduleId)"}"#, token: tokens[index % 4]))
+            try connection.send(
+                RawConnection.post(
+                    "/api/generalcontent/instance/sync", json: #"{"moduleId":"\#(moduleId)"}"#, token: tokens[index % 4]))
             readers.append(connection)
         }
         // A fifth stream for a token is refused, with a time to come back.
@@ -132,7 +133,8 @@ final class StreamRobustnessTests: XCTestCase {
         XCTAssertLessThan(during, Self.answerBudget, "a search while a client trickles a sync")
         await trickling.value
         withExtendedLifetime(trickle) {}
-        let full = try await server.call("POST", "/api/generalcontent/instance/sync", token: token, body: .json(["moduleId": .string(moduleId)]))
+        let full = try await server.call(
+            "POST", "/api/generalcontent/instance/sync", token: token, body: .json(["moduleId": .string(moduleId)]))
         XCTAssertEqual(full.status, 200)
         XCTAssertEqual(full.json["created"]?.arrayValue?.count, 5_000, "a normal sync still reads the whole answer")
     }
@@ -145,7 +147,9 @@ final class StreamRobustnessTests: XCTestCase {
         var idle: [RawConnection] = []
         for _ in 0..<1000 { idle.append(try RawConnection(port: server.server.port)) }
         // Half of them start a request and never finish it.
-        for connection in idle.prefix(500) { try connection.send("POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{") }
+        for connection in idle.prefix(500) {
+            try connection.send("POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        }
         let during = try await medianSearch(server, token: token, moduleId: moduleId)
         XCTAssertLessThan(during, Self.answerBudget, "a search with 1,000 idle connections open")
         // The idle timeout closes them.

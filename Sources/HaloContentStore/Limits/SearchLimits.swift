@@ -36,16 +36,18 @@ extension SearchRequest {
                 throw ContentStoreError.invalidRequest("pagination.page is \(page); the last page allowed is \(limits.page)")
             }
         }
-        let lists: [(String, Int)] = [
-            ("moduleIds", moduleIds?.count ?? 0), ("moduleNames", moduleNames?.count ?? 0),
-            ("instanceIds", instanceIds?.count ?? 0), ("fields", fields?.count ?? 0),
-            ("include", include?.count ?? 0), ("segmentTags", segmentTags?.count ?? 0),
-            ("relatedTo", relatedTo?.count ?? 0),
-        ] + (relatedTo ?? []).map { ("relatedTo.instanceIds", $0.instanceIds.count) }
+        let lists: [(String, Int)] =
+            [
+                ("moduleIds", moduleIds?.count ?? 0), ("moduleNames", moduleNames?.count ?? 0),
+                ("instanceIds", instanceIds?.count ?? 0), ("fields", fields?.count ?? 0),
+                ("include", include?.count ?? 0), ("segmentTags", segmentTags?.count ?? 0),
+                ("relatedTo", relatedTo?.count ?? 0),
+            ] + (relatedTo ?? []).map { ("relatedTo.instanceIds", $0.instanceIds.count) }
         for (name, count) in lists where count > limits.listEntries {
             throw ContentStoreError.invalidRequest("'\(name)' has \(count) entries; the limit is \(limits.listEntries)")
         }
-        let strings: [(String, String?)] = [("moduleName", moduleName), ("locale", locale), ("segmentMode", segmentMode)]
+        let strings: [(String, String?)] =
+            [("moduleName", moduleName), ("locale", locale), ("segmentMode", segmentMode)]
             + (moduleIds ?? []).map { ("moduleIds", $0) } + (moduleNames ?? []).map { ("moduleNames", $0) }
             + (instanceIds ?? []).map { ("instanceIds", $0) } + (fields ?? []).map { ("fields", $0) }
             + (include ?? []).map { ("include", $0) } + (relatedTo ?? []).map { ("relatedTo.fieldName", $0.fieldName) }

@@ -14,8 +14,10 @@ public struct WireTag: Sendable, Hashable, Codable {
     /// as it came.
     public var tagTypeObject: [String: JSONValue]?
 
-    public init(id: String? = nil, name: String, value: String, tagType: String? = nil,
-                tagTypeObject: [String: JSONValue]? = nil) {
+    public init(
+        id: String? = nil, name: String, value: String, tagType: String? = nil,
+        tagTypeObject: [String: JSONValue]? = nil
+    ) {
         self.id = id
         self.name = name
         self.value = value

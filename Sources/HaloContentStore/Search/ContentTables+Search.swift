@@ -36,16 +36,18 @@ extension ContentTables {
 
         var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
         if let ids = request.instanceIds, !ids.isEmpty {
-            matches.formIntersection(try instanceSet(
-                "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
-                [ContentReader.jsonArray(ids)], capacity: capacity, in: db))
+            matches.formIntersection(
+                try instanceSet(
+                    "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
+                    [ContentReader.jsonArray(ids)], capacity: capacity, in: db))
         }
         for relation in request.relatedTo ?? [] where !matches.isEmpty {
             let operation: FilterOperation = relation.instanceIds.contains("*") ? .notEqual : .in
             let value: JSONValue = operation == .in ? .array(relation.instanceIds.map(JSONValue.string)) : .null
             evaluator.candidates = matches
-            matches.formIntersection(try evaluator.evaluate(
-                .compare(relation.fieldName, operation, value), on: .values))
+            matches.formIntersection(
+                try evaluator.evaluate(
+                    .compare(relation.fieldName, operation, value), on: .values))
         }
         if let filter = request.searchValues, !matches.isEmpty {
             evaluator.candidates = matches
@@ -159,15 +161,17 @@ extension ContentTables {
         let count = matches.count
         guard count > 0, offset < count else { return [] }
         // How many instances the walk may pass over (counted here when the caller has no set).
-        let searchedCount = try searched ?? Int.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
-            arguments: [ContentReader.jsonArray(scope ?? [])]) ?? 0
+        let searchedCount =
+            try searched ?? Int.fetchOne(
+                db.cachedStatement(sql: "SELECT count(*) FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
+                arguments: [ContentReader.jsonArray(scope ?? [])]) ?? 0
         let order = (sortKeys.map { "\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
             .joined(separator: ", ")
         let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
         if let limit, indexedOrder, (scope?.count ?? 1) == 1,
-           // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
-           (Double(offset) + Double(limit)) * Double(searchedCount) / Double(count) < Double(count) / 4 {
+            // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
+            (Double(offset) + Double(limit)) * Double(searchedCount) / Double(count) < Double(count) / 4
+        {
             let sql = "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module = ?") + " ORDER BY \(order)"
             let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(scope ?? []))
             var page: [Int64] = []

@@ -142,8 +142,13 @@ struct FilterEvaluator {
         var sets: [RowSet] = []
         for (property, list) in bounds.sorted(by: { $0.key < $1.key }) {
             let fields = try fieldNumbers(named: property)
-            let single = try fields.isEmpty || Int.fetchOne(db.cachedStatement(
-                sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))")) == 0
+            let single =
+                try fields.isEmpty
+                || Int.fetchOne(
+                    db.cachedStatement(
+                        sql:
+                            "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))"
+                    )) == 0
             if list.count < 2 || !single {
                 rest += list.map { .compare(property, $0.0, .number($0.1)) }
                 continue
@@ -197,24 +202,31 @@ struct FilterEvaluator {
                 continue  // rejected by validation
             }
         }
-        var result = includesNull
+        var result =
+            includesNull
             ? try valueEquals(.null, fields: fields) : RowSet(capacity: capacity)
         if !numbers.isEmpty {
-            result.formUnion(try rows("kind = 2 AND num IN (SELECT value FROM json_each(?))",
-                                      [JSONValue.array(numbers).compactJSONText], fields: fields))
+            result.formUnion(
+                try rows(
+                    "kind = 2 AND num IN (SELECT value FROM json_each(?))",
+                    [JSONValue.array(numbers).compactJSONText], fields: fields))
         }
         if !strings.isEmpty {
             // Placeholders, not json_each: SQLite seeks the index per listed string only for a
             // literal list after `num IS NULL` (checked with EXPLAIN QUERY PLAN).
             for texts in Array(Set(strings.compactMap(\.stringValue))).sorted().chunked(into: 500) {
                 let placeholders = Array(repeating: "?", count: texts.count).joined(separator: ",")
-                result.formUnion(try rows("kind = 3 AND num IS NULL AND str IN (\(placeholders))",
-                                          StatementArguments(Array(texts)), fields: fields))
+                result.formUnion(
+                    try rows(
+                        "kind = 3 AND num IS NULL AND str IN (\(placeholders))",
+                        StatementArguments(Array(texts)), fields: fields))
             }
         }
         if !booleans.isEmpty {
-            result.formUnion(try rows("kind = 1 AND num IN (SELECT value FROM json_each(?))",
-                                      [JSONValue.array(booleans).compactJSONText], fields: fields))
+            result.formUnion(
+                try rows(
+                    "kind = 1 AND num IN (SELECT value FROM json_each(?))",
+                    [JSONValue.array(booleans).compactJSONText], fields: fields))
         }
         return result
     }
@@ -262,13 +274,15 @@ struct FilterEvaluator {
     private func fieldNumbers(named name: String) throws -> [Int64] {
         if let moduleScope {
             return try Int64.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT field FROM content_field WHERE name = ? AND module IN (SELECT value FROM json_each(?))
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT field FROM content_field WHERE name = ? AND module IN (SELECT value FROM json_each(?))
+                        """),
                 arguments: [name, ContentReader.jsonArray(moduleScope)])
         }
-        return try Int64.fetchAll(db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ?"),
-                                  arguments: [name])
+        return try Int64.fetchAll(
+            db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ?"),
+            arguments: [name])
     }
 
     // MARK: - metadata
@@ -317,7 +331,8 @@ struct FilterEvaluator {
         var result = nonNull.count < operands.count ? try instances(where: "\(name) IS NULL", []) : RowSet(capacity: capacity)
         if !nonNull.isEmpty {
             let list = try nonNull.map { try metadataOperand(name, column, $0) }
-            let json = column == .date
+            let json =
+                column == .date
                 ? JSONValue.array(list.compactMap { $0 as? Double }.map(JSONValue.number)).compactJSONText
                 : JSONValue.array(list.compactMap { $0 as? String }.map(JSONValue.string)).compactJSONText
             result.formUnion(try instances(where: "\(name) IN (SELECT value FROM json_each(?))", [json]))
@@ -326,7 +341,9 @@ struct FilterEvaluator {
     }
 
     /// The SQL operand for a metadata comparison: ms for dates, text for the others.
-    private func metadataOperand(_ name: String, _ column: MetadataColumn, _ value: JSONValue) throws -> any DatabaseValueConvertible & Sendable {
+    private func metadataOperand(_ name: String, _ column: MetadataColumn, _ value: JSONValue) throws -> any DatabaseValueConvertible
+        & Sendable
+    {
         switch column {
         case .date:
             if let n = value.doubleValue { return n }

@@ -195,8 +195,9 @@ extension FilterNode: Codable {
             let property = try c.decodeIfPresent(String.self, forKey: .property) ?? ""
             let value = try c.decodeIfPresent(JSONValue.self, forKey: .value) ?? .null
             let type = try c.decodeIfPresent(String.self, forKey: .type)
-            self = .comparison(FilterComparison(
-                operation: FilterOperation(wireName: operation), property: property, value: value, type: type))
+            self = .comparison(
+                FilterComparison(
+                    operation: FilterOperation(wireName: operation), property: property, value: value, type: type))
         }
     }
 

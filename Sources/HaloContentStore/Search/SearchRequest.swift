@@ -154,7 +154,8 @@ extension SearchRequest {
             guard let first = words.first, words.count <= 2 else {
                 let text = item.trimmingCharacters(in: .whitespaces)
                 throw ContentStoreError.invalidSort(
-                    text.isEmpty ? "an empty sort key (sort keys are separated by single commas)"
+                    text.isEmpty
+                        ? "an empty sort key (sort keys are separated by single commas)"
                         : "\"\(text.prefix(80))\" is not \"<field> asc|desc\"")
             }
             guard let field = SortField(rawValue: String(first)) else {

@@ -22,7 +22,8 @@ enum ContentReader {
         var extra: [String: JSONValue] = [:]
         do {
             guard case .object(let object) = try JSONParser.parse(valuesText),
-                  case .array(let tagList) = try JSONParser.parse(tagsText) else {
+                case .array(let tagList) = try JSONParser.parse(tagsText)
+            else {
                 throw JSONValueError("unexpected JSON shape")
             }
             values = object

@@ -20,63 +20,64 @@ import GRDB
 /// - `content_tag`: segmentation tags by (name, value).
 enum ContentSchema {
     static func createTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE content_instance (
-                pk INTEGER PRIMARY KEY,
-                id TEXT NOT NULL UNIQUE,
-                module TEXT NOT NULL,
-                name TEXT NOT NULL,
-                name_folded TEXT NOT NULL,
-                createdAt INTEGER NOT NULL,
-                updatedAt INTEGER,
-                publishedAt INTEGER,
-                removedAt INTEGER,
-                archivedAt INTEGER,
-                deletedAt INTEGER,
-                createdBy TEXT,
-                updatedBy TEXT,
-                deletedBy TEXT,
-                customerId INTEGER,
-                revision INTEGER
-            );
+        try db.execute(
+            sql: """
+                CREATE TABLE content_instance (
+                    pk INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    module TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    name_folded TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    updatedAt INTEGER,
+                    publishedAt INTEGER,
+                    removedAt INTEGER,
+                    archivedAt INTEGER,
+                    deletedAt INTEGER,
+                    createdBy TEXT,
+                    updatedBy TEXT,
+                    deletedBy TEXT,
+                    customerId INTEGER,
+                    revision INTEGER
+                );
 
-            CREATE TABLE content_body (
-                pk INTEGER PRIMARY KEY,
-                values_json TEXT NOT NULL,
-                tags_json TEXT NOT NULL,
-                extra_json TEXT
-            );
+                CREATE TABLE content_body (
+                    pk INTEGER PRIMARY KEY,
+                    values_json TEXT NOT NULL,
+                    tags_json TEXT NOT NULL,
+                    extra_json TEXT
+                );
 
-            CREATE TABLE content_field (
-                field INTEGER PRIMARY KEY,
-                module TEXT NOT NULL,
-                name TEXT NOT NULL,
-                -- 1 once any instance stored several scalars in this field (a list or an object).
-                multi INTEGER NOT NULL DEFAULT 0,
-                UNIQUE (name, module)
-            );
+                CREATE TABLE content_field (
+                    field INTEGER PRIMARY KEY,
+                    module TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    -- 1 once any instance stored several scalars in this field (a list or an object).
+                    multi INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (name, module)
+                );
 
-            CREATE TABLE content_value (
-                instance INTEGER NOT NULL,
-                field INTEGER NOT NULL,
-                ord INTEGER NOT NULL,
-                kind INTEGER NOT NULL,
-                num REAL,
-                str TEXT,
-                folded TEXT,
-                trigram INTEGER NOT NULL DEFAULT 0,
-                PRIMARY KEY (instance, field, ord)
-            ) WITHOUT ROWID;
-            \(TrigramIndex.schemaSQL)
+                CREATE TABLE content_value (
+                    instance INTEGER NOT NULL,
+                    field INTEGER NOT NULL,
+                    ord INTEGER NOT NULL,
+                    kind INTEGER NOT NULL,
+                    num REAL,
+                    str TEXT,
+                    folded TEXT,
+                    trigram INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (instance, field, ord)
+                ) WITHOUT ROWID;
+                \(TrigramIndex.schemaSQL)
 
-            CREATE TABLE content_tag (
-                instance INTEGER NOT NULL,
-                ord INTEGER NOT NULL,
-                name TEXT NOT NULL,
-                value TEXT NOT NULL,
-                PRIMARY KEY (instance, ord)
-            ) WITHOUT ROWID;
-            """)
+                CREATE TABLE content_tag (
+                    instance INTEGER NOT NULL,
+                    ord INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (instance, ord)
+                ) WITHOUT ROWID;
+                """)
         for index in secondaryIndexes { try db.execute(sql: index.createSQL) }
     }
 
@@ -93,8 +94,9 @@ enum ContentSchema {
         SecondaryIndex("content_value_lookup", on: "content_value(field, kind, num, str, folded)"),
         // The strings `like` must scan even with a trigram pattern (long or non-ASCII ones); kind
         // and trigram are listed so that the scan never reads the table (covering).
-        SecondaryIndex("content_value_untrigrammed",
-                       on: "content_value(field, str, folded, kind, trigram) WHERE kind = 3 AND trigram = 0"),
+        SecondaryIndex(
+            "content_value_untrigrammed",
+            on: "content_value(field, str, folded, kind, trigram) WHERE kind = 3 AND trigram = 0"),
         SecondaryIndex("content_tag_lookup", on: "content_tag(name, value)"),
     ]
 

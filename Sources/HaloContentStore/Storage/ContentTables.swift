@@ -47,8 +47,9 @@ public enum ContentTables {
     /// Removes instances and everything indexed about them (no trace left for sync).
     public static func hardDelete(ids: [String], in db: Database) throws {
         for chunk in ids.chunked(into: 5000) {
-            let pks = try Int64.fetchAll(db, sql: "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
-                                         arguments: [ContentReader.jsonArray(Array(chunk))])
+            let pks = try Int64.fetchAll(
+                db, sql: "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
+                arguments: [ContentReader.jsonArray(Array(chunk))])
             let list = ContentReader.jsonArray(pks)
             try TrigramIndex.remove(instances: pks, in: db)
             for table in ["content_value", "content_tag"] {
@@ -83,15 +84,18 @@ public enum ContentTables {
 
     /// The number of not-deleted instances of a module.
     public static func count(moduleId: String, in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance WHERE module = ? AND deletedAt IS NULL",
-                         arguments: [moduleId]) ?? 0
+        try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM content_instance WHERE module = ? AND deletedAt IS NULL",
+            arguments: [moduleId]) ?? 0
     }
 
     /// Not-deleted instance counts per module id (modules without instances are absent).
     public static func moduleCounts(in db: Database) throws -> [String: Int] {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT module, count(*) FROM content_instance WHERE deletedAt IS NULL GROUP BY module
-            """)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT module, count(*) FROM content_instance WHERE deletedAt IS NULL GROUP BY module
+                """)
         var counts: [String: Int] = [:]
         for row in rows { counts[row[0]] = row[1] }
         return counts

@@ -30,33 +30,37 @@ final class ContentWriter {
 
     init(_ db: Database) throws {
         self.db = db
-        upsertInstance = try db.cachedStatement(sql: """
-            INSERT INTO content_instance (id, module, name, name_folded, createdAt, updatedAt, publishedAt,
-                removedAt, archivedAt, deletedAt, createdBy, updatedBy, deletedBy, customerId, revision)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
-                name_folded = excluded.name_folded, createdAt = excluded.createdAt, updatedAt = excluded.updatedAt,
-                publishedAt = excluded.publishedAt, removedAt = excluded.removedAt, archivedAt = excluded.archivedAt,
-                deletedAt = excluded.deletedAt, createdBy = excluded.createdBy, updatedBy = excluded.updatedBy,
-                deletedBy = excluded.deletedBy, customerId = excluded.customerId, revision = excluded.revision
-            RETURNING pk
-            """)
-        upsertBody = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO content_body (pk, values_json, tags_json, extra_json) VALUES (?, ?, ?, ?)
-            """)
+        upsertInstance = try db.cachedStatement(
+            sql: """
+                INSERT INTO content_instance (id, module, name, name_folded, createdAt, updatedAt, publishedAt,
+                    removedAt, archivedAt, deletedAt, createdBy, updatedBy, deletedBy, customerId, revision)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
+                    name_folded = excluded.name_folded, createdAt = excluded.createdAt, updatedAt = excluded.updatedAt,
+                    publishedAt = excluded.publishedAt, removedAt = excluded.removedAt, archivedAt = excluded.archivedAt,
+                    deletedAt = excluded.deletedAt, createdBy = excluded.createdBy, updatedBy = excluded.updatedBy,
+                    deletedBy = excluded.deletedBy, customerId = excluded.customerId, revision = excluded.revision
+                RETURNING pk
+                """)
+        upsertBody = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO content_body (pk, values_json, tags_json, extra_json) VALUES (?, ?, ?, ?)
+                """)
         deleteValues = try db.cachedStatement(sql: "DELETE FROM content_value WHERE instance = ?")
         deleteTags = try db.cachedStatement(sql: "DELETE FROM content_tag WHERE instance = ?")
-        insertValue = try db.cachedStatement(sql: """
-            INSERT INTO content_value (instance, field, ord, kind, num, str, folded, trigram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        insertValue = try db.cachedStatement(
+            sql: """
+                INSERT INTO content_value (instance, field, ord, kind, num, str, folded, trigram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         insertTag = try db.cachedStatement(sql: "INSERT INTO content_tag (instance, ord, name, value) VALUES (?, ?, ?, ?)")
         insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
         selectField = try db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ? AND module = ?")
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
-        selectStoredContent = try db.cachedStatement(sql: """
-            SELECT i.id, i.module, b.values_json, b.tags_json FROM content_instance i JOIN content_body b ON b.pk = i.pk
-            WHERE i.id IN (SELECT value FROM json_each(?))
-            """)
+        selectStoredContent = try db.cachedStatement(
+            sql: """
+                SELECT i.id, i.module, b.values_json, b.tags_json FROM content_instance i JOIN content_body b ON b.pk = i.pk
+                WHERE i.id IN (SELECT value FROM json_each(?))
+                """)
     }
 
     /// Inserts or replaces the instances (matched by `id`), in order.
@@ -99,8 +103,9 @@ final class ContentWriter {
         try TrigramIndex.remove(instances: reindexed, in: db)
         do {
             for ((instance, content), pk) in zip(zip(batch, encoded), pks) {
-                try writeContent(instance, content, pk: pk,
-                                 keepValues: kept.values.contains(instance.id), keepTags: kept.tags.contains(instance.id))
+                try writeContent(
+                    instance, content, pk: pk,
+                    keepValues: kept.values.contains(instance.id), keepTags: kept.tags.contains(instance.id))
             }
         } catch {
             // Whatever rows the batch's instances hold now (new, half-written or untouched), the
@@ -179,8 +184,10 @@ final class ContentWriter {
 
     /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index
     /// unless `keepValues`); kept rows already hold what the instance would write.
-    private func writeContent(_ instance: WireInstance, _ content: EncodedContent, pk: Int64,
-                              keepValues: Bool, keepTags: Bool) throws {
+    private func writeContent(
+        _ instance: WireInstance, _ content: EncodedContent, pk: Int64,
+        keepValues: Bool, keepTags: Bool
+    ) throws {
         try upsertBody.execute(arguments: [pk, content.values, content.tags, Self.extraText(instance)])
         if !keepValues {
             try deleteValues.execute(arguments: [pk])

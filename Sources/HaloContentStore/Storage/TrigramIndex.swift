@@ -48,22 +48,26 @@ enum TrigramIndex {
     /// Indexes the `trigram = 1` strings of these instances (not indexed yet).
     static func add(instances pks: [Int64], in db: Database) throws {
         guard !pks.isEmpty else { return }
-        try db.cachedStatement(sql: """
-            INSERT INTO content_trigram (rowid, text)
-            SELECT \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
-            WHERE instance IN (SELECT value FROM json_each(?)) AND trigram = 1 ORDER BY r
-            """).execute(arguments: [ContentReader.jsonArray(pks)])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO content_trigram (rowid, text)
+                SELECT \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
+                WHERE instance IN (SELECT value FROM json_each(?)) AND trigram = 1 ORDER BY r
+                """
+        ).execute(arguments: [ContentReader.jsonArray(pks)])
     }
 
     /// Takes the indexed strings of these instances out of the index; run before their
     /// `content_value` rows are deleted.
     static func remove(instances pks: [Int64], in db: Database) throws {
         guard !pks.isEmpty else { return }
-        try db.cachedStatement(sql: """
-            INSERT INTO content_trigram (content_trigram, rowid, text)
-            SELECT 'delete', \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
-            WHERE instance IN (SELECT value FROM json_each(?)) AND trigram = 1 ORDER BY r
-            """).execute(arguments: [ContentReader.jsonArray(pks)])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO content_trigram (content_trigram, rowid, text)
+                SELECT 'delete', \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
+                WHERE instance IN (SELECT value FROM json_each(?)) AND trigram = 1 ORDER BY r
+                """
+        ).execute(arguments: [ContentReader.jsonArray(pks)])
     }
 
     /// Whether a string value goes into the index (`folded` is its lowercased text). Keys that do
@@ -91,9 +95,10 @@ enum TrigramIndex {
     static func addMatches(of folded: String, fields: [Int64], to result: inout RowSet, in db: Database) throws {
         // A quoted FTS5 string is one phrase: every character literal except `"`, written twice.
         let phrase = "\"" + folded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        let statement = try db.cachedStatement(sql: """
-            SELECT rowid FROM content_trigram WHERE content_trigram MATCH ? AND rowid BETWEEN ? AND ?
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT rowid FROM content_trigram WHERE content_trigram MATCH ? AND rowid BETWEEN ? AND ?
+                """)
         for field in fields where (0..<maxField).contains(field) {
             let first = field << fieldShift
             try KeyScan.forEach(statement, arguments: [phrase, first, first | ((1 << fieldShift) - 1)], in: db) { row in

@@ -62,7 +62,8 @@ extension ContentTables {
             var after: Int64 = 0
             while true {
                 // Keyset pagination on pk: each chunk is one short index-driven query.
-                let sql = kind == 2
+                let sql =
+                    kind == 2
                     ? "SELECT i.pk, i.id FROM content_instance i WHERE \(condition) AND i.pk > :after ORDER BY i.pk LIMIT :limit"
                     : "SELECT i.pk FROM content_instance i WHERE \(condition) AND i.pk > :after ORDER BY i.pk LIMIT :limit"
                 let arguments: StatementArguments = ["modules": modules, "from": from ?? 0, "to": to, "after": after, "limit": size]

@@ -96,7 +96,10 @@ final class HaloDeskApplication {
         adw_about_window_set_application_icon(aboutWindow, AppInfo.applicationID)
         adw_about_window_set_version(aboutWindow, AppInfo.version)
         adw_about_window_set_developer_name(aboutWindow, "The HaloDesk developers")
-        adw_about_window_set_comments(aboutWindow, "A desktop client for HALO content: browse and edit modules and their instances; edits made while the server is unreachable wait until it answers.")
+        adw_about_window_set_comments(
+            aboutWindow,
+            "A desktop client for HALO content: browse and edit modules and their instances; edits made while the server is unreachable wait until it answers."
+        )
         adw_about_window_set_website(aboutWindow, AppInfo.website)
         adw_about_window_set_license_type(aboutWindow, GTK_LICENSE_APACHE_2_0)
         if let mainWindow { gtk_window_set_transient_for(halo_window(about), mainWindow.window.window) }

@@ -35,8 +35,10 @@ final class ConnectPage {
         testButton = try builder.object("test_button")
         connectButton = try builder.object("connect_button")
         backButton = try builder.object("back_button")
-        for (row, name) in [(environmentRow as Widget, "Environment"), (urlRow, "Server URL"), (clientIdRow, "Client ID"),
-                            (clientSecretRow, "Client Secret")] {
+        for (row, name) in [
+            (environmentRow as Widget, "Environment"), (urlRow, "Server URL"), (clientIdRow, "Client ID"),
+            (clientSecretRow, "Client Secret"),
+        ] {
             row.setAccessibleLabel(name)
         }
         environmentRow.onSelectionChanged { [unowned self] in

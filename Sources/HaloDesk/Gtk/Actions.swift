@@ -24,8 +24,10 @@ enum Actions {
     }
 
     /// Gives `action` (e.g. "app.quit") its keyboard shortcuts.
-    static func setAccelerators(_ accelerators: [String], for action: String,
-                                application: UnsafeMutablePointer<GtkApplication>) {
+    static func setAccelerators(
+        _ accelerators: [String], for action: String,
+        application: UnsafeMutablePointer<GtkApplication>
+    ) {
         var cStrings = accelerators.map { strdup($0) } + [nil]
         defer { cStrings.forEach { free($0) } }
         cStrings.withUnsafeMutableBufferPointer { buffer in

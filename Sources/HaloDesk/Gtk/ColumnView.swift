@@ -24,9 +24,9 @@ final class ColumnView: Widget {
 
     /// Wraps a column view loaded from a `.ui` file (columns declared there) and shows `model` in it.
     convenience init(loaded view: Widget, model: IndexListModel) {
-        g_object_ref(model.list.raw) // gtk_multi_selection_new takes ownership of the model
+        g_object_ref(model.list.raw)  // gtk_multi_selection_new takes ownership of the model
         let selection = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_multi_selection_new(model.model)))
-        gtk_column_view_set_model(halo_column_view(view.raw), halo_selection_model(selection.raw)) // adds its own reference
+        gtk_column_view_set_model(halo_column_view(view.raw), halo_selection_model(selection.raw))  // adds its own reference
         self.init(sinking: view.raw, selection: selection)
     }
 
@@ -69,7 +69,8 @@ final class ColumnView: Widget {
     /// Sorts by the column with `key` (as a header click would).
     func sort(byKey key: String, ascending: Bool) {
         guard let column = columns.first(where: { $0.key == key })?.column else { return }
-        gtk_column_view_sort_by_column(halo_column_view(raw), OpaquePointer(column.raw), ascending ? GTK_SORT_ASCENDING : GTK_SORT_DESCENDING)
+        gtk_column_view_sort_by_column(
+            halo_column_view(raw), OpaquePointer(column.raw), ascending ? GTK_SORT_ASCENDING : GTK_SORT_DESCENDING)
     }
 
     /// Called after the user sorted by a header (or `sort(byKey:)`). Only the primary column

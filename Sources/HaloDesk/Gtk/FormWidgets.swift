@@ -5,7 +5,8 @@ import CGtk
 @MainActor
 final class Box: Widget {
     convenience init(vertical: Bool, spacing: Int = 0) {
-        self.init(sinking: UnsafeMutableRawPointer(gtk_box_new(vertical ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL, gint(spacing))))
+        self.init(
+            sinking: UnsafeMutableRawPointer(gtk_box_new(vertical ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL, gint(spacing))))
     }
 
     func append(_ child: Widget) { gtk_box_append(halo_box(raw), child.widget) }
@@ -51,7 +52,8 @@ extension Label {
 final class ScrolledWindow: Widget {
     convenience init(child: Widget, horizontalScrolling: Bool = false) {
         self.init(sinking: UnsafeMutableRawPointer(gtk_scrolled_window_new()))
-        gtk_scrolled_window_set_policy(OpaquePointer(raw), horizontalScrolling ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_policy(
+            OpaquePointer(raw), horizontalScrolling ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
         gtk_scrolled_window_set_child(OpaquePointer(raw), child.widget)
     }
 }

@@ -37,7 +37,7 @@ final class ListItemFactory<Row: AnyObject> {
 
     private func bindItem(_ item: UnsafeMutableRawPointer?) {
         guard let item, let row = rows[UInt(bitPattern: item)],
-              let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(item)))
+            let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(item)))
         else { return }
         if bound.insert(UInt(bitPattern: item)).inserted { boundCount += 1 }
         bind(row, position)

@@ -38,5 +38,5 @@ enum MainLoopBridge {
 private let drainMainQueue: @convention(c) (gint, GIOCondition, gpointer?) -> gboolean = { fd, _, _ in
     halo_eventfd_drain(fd)
     _dispatch_main_queue_callback_4CF(nil)
-    return 1 // G_SOURCE_CONTINUE
+    return 1  // G_SOURCE_CONTINUE
 }

@@ -49,7 +49,8 @@ private let voidTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMuta
 }
 
 // `void handler(GObject *self, gpointer arg, gpointer user_data)`: notify::*, GSimpleAction::activate, …
-private let pointerTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, argument, data in
+private let pointerTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+    _, argument, data in
     let box = UInt(bitPattern: data), argument = UInt(bitPattern: argument)
     MainActor.assumeIsolated { handlerBox(PointerHandler.self, box)?(UnsafeMutableRawPointer(bitPattern: argument)) }
 }
@@ -61,7 +62,8 @@ private let uintTrampoline: @convention(c) (UnsafeMutableRawPointer?, UInt32, Un
 }
 
 // `void handler(GObject *self, guint a, guint b, gpointer user_data)`: GtkSelectionModel::selection-changed, …
-private let uintPairTrampoline: @convention(c) (UnsafeMutableRawPointer?, UInt32, UInt32, UnsafeMutableRawPointer?) -> Void = { _, first, second, data in
+private let uintPairTrampoline: @convention(c) (UnsafeMutableRawPointer?, UInt32, UInt32, UnsafeMutableRawPointer?) -> Void = {
+    _, first, second, data in
     let box = UInt(bitPattern: data)
     MainActor.assumeIsolated { handlerBox(UIntPairHandler.self, box)?(first, second) }
 }
@@ -73,7 +75,8 @@ private let boolTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMuta
 }
 
 // `gboolean handler(GObject *self, gboolean arg, gpointer user_data)`: GtkSwitch::state-set, …
-private let flagToBoolTrampoline: @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> gboolean = { _, flag, data in
+private let flagToBoolTrampoline: @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> gboolean = {
+    _, flag, data in
     let box = UInt(bitPattern: data)
     return MainActor.assumeIsolated { handlerBox(FlagToBoolHandler.self, box)?(flag != 0) ?? false } ? 1 : 0
 }
@@ -86,8 +89,10 @@ private func handlerBox<Handler>(_ type: Handler.Type, _ address: UInt) -> Handl
 }
 
 @MainActor
-private func connect<Handler>(_ instance: UnsafeMutableRawPointer, _ signal: String, _ trampoline: GCallback,
-                              _ handler: Handler) -> SignalConnection {
+private func connect<Handler>(
+    _ instance: UnsafeMutableRawPointer, _ signal: String, _ trampoline: GCallback,
+    _ handler: Handler
+) -> SignalConnection {
     let box = Unmanaged.passRetained(SignalHandlerBox(handler) as AnyObject).toOpaque()
     let id = halo_signal_connect(instance, signal, trampoline, box, releaseBox)
     return SignalConnection(instance: instance, handlerID: UInt(id))

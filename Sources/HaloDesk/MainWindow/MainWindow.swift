@@ -59,8 +59,9 @@ final class MainWindow {
                 // As the window's help overlay its rows show the application's accelerators, it is
                 // modal, hides on close and goes with the window; GTK's own show-help-overlay action
                 // replaces this one from now on.
-                gtk_application_window_set_help_overlay(window.raw.assumingMemoryBound(to: GtkApplicationWindow.self),
-                                                        OpaquePointer(built.raw))
+                gtk_application_window_set_help_overlay(
+                    window.raw.assumingMemoryBound(to: GtkApplicationWindow.self),
+                    OpaquePointer(built.raw))
             } catch {
                 showToast("The keyboard shortcuts could not be shown: \(error)")
                 return

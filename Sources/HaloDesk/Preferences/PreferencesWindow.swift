@@ -29,7 +29,8 @@ final class PreferencesWindow {
         gtk_window_set_transient_for(window.window, parent.window)
 
         let settings = shell.settings
-        adw_preferences_row_set_title(serverRow.raw.assumingMemoryBound(to: AdwPreferencesRow.self), shell.session?.title ?? "Not connected")
+        adw_preferences_row_set_title(
+            serverRow.raw.assumingMemoryBound(to: AdwPreferencesRow.self), shell.session?.title ?? "Not connected")
         gtk_spin_button_set_value(OpaquePointer(retriesSpin.raw), Double(settings.numberOfRetries))
         pinningSwitch.isOn = !settings.disableSSLPinning
         offlineRow.selectedIndex = Self.offlinePolicies.firstIndex(of: settings.offlinePolicy) ?? 0
@@ -64,9 +65,11 @@ final class PreferencesWindow {
 
     /// Turning pinning off exposes the connection to interception: say so and ask.
     private func confirmDisablingPinning(shell: ShellController) {
-        guard let dialog = adw_message_dialog_new(
-            window.window, "Turn Off SSL Pinning?",
-            "Without pinning, HaloDesk trusts any certificate the system trusts, so a compromised or intercepting certificate authority could read your content and credentials. Only turn it off for testing.")
+        guard
+            let dialog = adw_message_dialog_new(
+                window.window, "Turn Off SSL Pinning?",
+                "Without pinning, HaloDesk trusts any certificate the system trusts, so a compromised or intercepting certificate authority could read your content and credentials. Only turn it off for testing."
+            )
         else { return }
         let dialogRef = GObjectRef(retaining: UnsafeMutableRawPointer(dialog))
         let messageDialog = UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: AdwMessageDialog.self)

@@ -40,7 +40,8 @@ final class LocalWorkspace: Sendable {
             let clientId: String, clientSecret: String, editorEmail: String, editorPassword: String?
 
             if let data = try? Data(contentsOf: identityFile),
-               let identity = try? JSONDecoder().decode(Identity.self, from: data) {
+                let identity = try? JSONDecoder().decode(Identity.self, from: data)
+            {
                 editorEmail = identity.editorEmail
                 editorPassword = try? await keyring("user:\(identity.editorEmail)").lookup()
                 if let secret = try? await keyring("client:\(identity.clientId)").lookup() {

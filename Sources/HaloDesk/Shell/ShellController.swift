@@ -78,8 +78,9 @@ final class ShellController {
     func showSignIn(email: String? = nil) {
         guard let page = signInPage, let session else { return fail("The sign-in page could not be loaded.") }
         if let local = localWorkspace {
-            page.prepare(session: session, email: email ?? local.editorEmail, password: email == nil ? local.editorPassword : nil,
-                         hint: "This local workspace comes with a demo editor account, filled in below.")
+            page.prepare(
+                session: session, email: email ?? local.editorEmail, password: email == nil ? local.editorPassword : nil,
+                hint: "This local workspace comes with a demo editor account, filled in below.")
         } else {
             page.prepare(session: session, email: email ?? settings.lastEmail, password: nil, hint: nil)
         }
@@ -168,8 +169,10 @@ final class ShellController {
                 settings.clientId = choice.clientId
                 saveSettings()
                 localWorkspace = nil
-                connected(WorkspaceSession(core: core, title: choice.environment.baseURL?.host ?? choice.environment.description,
-                                           isLocal: false))
+                connected(
+                    WorkspaceSession(
+                        core: core, title: choice.environment.baseURL?.host ?? choice.environment.description,
+                        isLocal: false))
             } catch {
                 window.showError(title: "Could Not Connect", message: UserMessages.describe(error))
             }

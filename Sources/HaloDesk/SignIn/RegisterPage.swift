@@ -32,8 +32,10 @@ final class RegisterPage {
         createButton = try builder.object("create_button")
         backButton = try builder.object("back_button")
         self.onRegistered = onRegistered
-        for (row, name) in [(nameRow, "Name"), (surnameRow, "Surname"), (displayNameRow, "Display Name"), (emailRow, "Email"),
-                            (passwordRow, "Password"), (confirmRow, "Confirm Password")] {
+        for (row, name) in [
+            (nameRow, "Name"), (surnameRow, "Surname"), (displayNameRow, "Display Name"), (emailRow, "Email"),
+            (passwordRow, "Password"), (confirmRow, "Confirm Password"),
+        ] {
             row.setAccessibleLabel(name)
         }
         backButton.onClicked(onBack)
@@ -72,8 +74,9 @@ final class RegisterPage {
         let email = emailRow.text.trimmingCharacters(in: .whitespaces)
         let name = nameRow.text.trimmingCharacters(in: .whitespaces)
         let displayName = displayNameRow.text.trimmingCharacters(in: .whitespaces)
-        let profile = UserProfile(id: nil, email: email, name: name, surname: surnameRow.text.trimmingCharacters(in: .whitespaces),
-                                  displayName: displayName.isEmpty ? name : displayName, profilePictureUrl: nil)
+        let profile = UserProfile(
+            id: nil, email: email, name: name, surname: surnameRow.text.trimmingCharacters(in: .whitespaces),
+            displayName: displayName.isEmpty ? name : displayName, profilePictureUrl: nil)
         let auth = AuthProfile(email: email, password: passwordRow.text, deviceId: session.core.device?.alias)
         Task { @MainActor in
             do {

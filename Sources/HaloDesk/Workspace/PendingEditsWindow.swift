@@ -76,7 +76,8 @@ final class PendingEditsWindow {
             offlineLabel.isVisible = false
             sendButton.tooltip = "Send the waiting edits to the server now"
         } else {
-            let reason = "The server cannot be reached" + (connection.lastError.map { " (\($0))" } ?? "")
+            let reason =
+                "The server cannot be reached" + (connection.lastError.map { " (\($0))" } ?? "")
                 + ". Waiting edits are sent as soon as it answers again."
             offlineLabel.text = reason
             offlineLabel.isVisible = true
@@ -85,8 +86,9 @@ final class PendingEditsWindow {
         sendButton.isSensitive = connection.isOnline && counts.waiting > 0 && !workspace.isSendingPendingEdits
 
         entriesBox.removeAll()
-        let modules = Dictionary(workspace.sidebar.modules.compactMap { module in module.id.map { ($0, module.name ?? $0) } },
-                                 uniquingKeysWith: { first, _ in first })
+        let modules = Dictionary(
+            workspace.sidebar.modules.compactMap { module in module.id.map { ($0, module.name ?? $0) } },
+            uniquingKeysWith: { first, _ in first })
         listed = entries.map { entry in
             let kinds = workspace.fieldKinds(moduleId: entry.instance.moduleId)
             return addGroup(for: PendingEditRow(entry: entry, fieldKinds: kinds), moduleName: modules[entry.instance.moduleId])
@@ -174,12 +176,15 @@ final class PendingEditsWindow {
             withExtendedLifetime(header) { gtk_grid_attach(gridPointer, header.widget, gint(column), 0, 1, 1) }
         }
         // A conflict can also come from a newer server version with the same content.
-        let lines = differences.isEmpty
+        let lines =
+            differences.isEmpty
             ? [PendingEditRow.Difference(field: "—", mine: "Same content", theirs: "Same content, newer version")] : differences
         for (index, difference) in lines.enumerated() {
-            let cells = [Label(difference.field, classes: ["dim-label"], wrap: true),
-                         Label(difference.mine, classes: [], wrap: true, selectable: true),
-                         Label(difference.theirs, classes: [], wrap: true, selectable: true)]
+            let cells = [
+                Label(difference.field, classes: ["dim-label"], wrap: true),
+                Label(difference.mine, classes: [], wrap: true, selectable: true),
+                Label(difference.theirs, classes: [], wrap: true, selectable: true),
+            ]
             for (column, cell) in cells.enumerated() {
                 if column > 0 { cell.expand(horizontally: true) }
                 withExtendedLifetime(cell) { gtk_grid_attach(gridPointer, cell.widget, gint(column), gint(index + 1), 1, 1) }

@@ -120,11 +120,15 @@ final class WorkspaceView {
                 adw_leaflet_navigate(halo_adw_leaflet(self.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK)
             }
         }
-        editor.onHeaderChanged = { [weak self] in guard let self else { return }; self.updateDetailTitle() }
+        editor.onHeaderChanged = { [weak self] in
+            guard let self else { return }; self.updateDetailTitle()
+        }
         sidebar.onSelect = { [weak self] module in
             guard let self else { return }
-            guard module.id != self.pager.moduleId else { return } // already shown
-            self.confirmLeavingEdits { self.openModule(module) } onCancel: {
+            guard module.id != self.pager.moduleId else { return }  // already shown
+            self.confirmLeavingEdits {
+                self.openModule(module)
+            } onCancel: {
                 if let id = self.pager.moduleId { self.sidebar.select(moduleId: id) }
             }
         }
@@ -147,7 +151,9 @@ final class WorkspaceView {
             self.table.refresh(range)
             self.bulk.updateFields(self.knownFields[self.pager.moduleId ?? ""] ?? [])
         }
-        pager.onError = { [weak self] message in guard let self else { return }; self.toast(message) }
+        pager.onError = { [weak self] message in
+            guard let self else { return }; self.toast(message)
+        }
         connection.onChange = { [weak self] in
             guard let self else { return }
             self.updateStatus()
@@ -161,7 +167,9 @@ final class WorkspaceView {
         pendingButton.onClicked { [weak self] in self?.showPendingEdits() }
         connection.onPendingEditsSendable = { [weak self] in self?.sendPendingEdits() }
         connection.refreshPendingEdits()
-        table.columnView.onSelectionChanged { [weak self] in guard let self else { return }; self.selectionChanged() }
+        table.columnView.onSelectionChanged { [weak self] in
+            guard let self else { return }; self.selectionChanged()
+        }
         table.columnView.onActivate { [weak self] _ in
             guard let self else { return }
             if self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
@@ -169,37 +177,63 @@ final class WorkspaceView {
         table.columnView.onSortChanged { [weak self] in
             guard let self else { return }
             let state = self.table.columnView.sortState
-            let sort = state.flatMap { state in SortBy(rawValue: state.key).map { InstancePager.Sort(field: $0, order: state.ascending ? .ascending : .descending) } }
+            let sort = state.flatMap { state in
+                SortBy(rawValue: state.key).map { InstancePager.Sort(field: $0, order: state.ascending ? .ascending : .descending) }
+            }
             self.pager.show(moduleId: self.pager.moduleId, sort: sort ?? .recentFirst)
         }
         searchEntry.on("search-changed") { [weak self] in
             guard let self else { return }
             self.pager.show(moduleId: self.pager.moduleId, nameFilter: self.searchEntry.text)
         }
-        newButton.onClicked { [weak self] in guard let self else { return }; self.newInstance() }
-        saveButton.onClicked { [weak self] in guard let self else { return }; self.save() }
-        deleteButton.onClicked { [weak self] in guard let self else { return }; self.deleteSelection() }
-        editor.onDirtyChanged = { [weak self] dirty in guard let self else { return }; self.saveButton.isSensitive = dirty }
-        editor.onOpenRelation = { [weak self] id in guard let self else { return }; self.openInstance(id: id) }
-        bulk.onApply = { [weak self] field, text in guard let self else { return }; self.bulkEdit(field: field, text: text) }
-        bulk.onDelete = { [weak self] in guard let self else { return }; self.deleteSelection() }
+        newButton.onClicked { [weak self] in
+            guard let self else { return }; self.newInstance()
+        }
+        saveButton.onClicked { [weak self] in
+            guard let self else { return }; self.save()
+        }
+        deleteButton.onClicked { [weak self] in
+            guard let self else { return }; self.deleteSelection()
+        }
+        editor.onDirtyChanged = { [weak self] dirty in
+            guard let self else { return }; self.saveButton.isSensitive = dirty
+        }
+        editor.onOpenRelation = { [weak self] id in
+            guard let self else { return }; self.openInstance(id: id)
+        }
+        bulk.onApply = { [weak self] field, text in
+            guard let self else { return }; self.bulkEdit(field: field, text: text)
+        }
+        bulk.onDelete = { [weak self] in
+            guard let self else { return }; self.deleteSelection()
+        }
     }
 
     /// Window actions and their accelerators (the caller registers the accelerators with
     /// `gtk_application_set_accels_for_action`).
     @discardableResult
     func installActions(on window: GObjectRef) -> [(action: String, accelerators: [String])] {
-        Actions.add("find", to: window) { [weak self] in guard let self else { return }; self.searchEntry.grabFocus() }
-        Actions.add("new-instance", to: window) { [weak self] in guard let self else { return }; self.newInstance() }
-        Actions.add("save", to: window) { [weak self] in guard let self else { return }; self.save() }
+        Actions.add("find", to: window) { [weak self] in
+            guard let self else { return }; self.searchEntry.grabFocus()
+        }
+        Actions.add("new-instance", to: window) { [weak self] in
+            guard let self else { return }; self.newInstance()
+        }
+        Actions.add("save", to: window) { [weak self] in
+            guard let self else { return }; self.save()
+        }
         Actions.add("delete", to: window) { [weak self] in
             guard let self else { return }
             // The Delete accelerator must not take the key from a text field being edited.
             if !TextFocus.deleteForward(in: self.widget) { self.deleteSelection() }
         }
-        Actions.add("refresh", to: window) { [weak self] in guard let self else { return }; self.refresh() }
-        return [("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
-                ("win.delete", ["Delete"]), ("win.refresh", ["F5"])]
+        Actions.add("refresh", to: window) { [weak self] in
+            guard let self else { return }; self.refresh()
+        }
+        return [
+            ("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
+            ("win.delete", ["Delete"]), ("win.refresh", ["F5"]),
+        ]
     }
 
     // MARK: Browsing
@@ -249,12 +283,15 @@ final class WorkspaceView {
             let content = self.session.core.content
             Task { @MainActor in
                 do throws(HaloError) {
-                    guard let instance = try await content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first else {
+                    guard let instance = try await content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first
+                    else {
                         self.toast("The related instance no longer exists.")
                         return
                     }
                     self.connection.record(success: true)
-                    if self.pager.moduleId != instance.moduleId, let module = self.sidebar.modules.first(where: { $0.id == instance.moduleId }) {
+                    if self.pager.moduleId != instance.moduleId,
+                        let module = self.sidebar.modules.first(where: { $0.id == instance.moduleId })
+                    {
                         self.sidebar.select(moduleId: instance.moduleId)
                         self.openModule(module)
                     }
@@ -264,7 +301,8 @@ final class WorkspaceView {
                     self.toast("Could not open the related instance: \(error.description)")
                 }
             }
-        } onCancel: {}
+        } onCancel: {
+        }
     }
 
     func refresh() {
@@ -273,7 +311,8 @@ final class WorkspaceView {
             self.showDetail(nil)
             self.loadModules()
             self.pager.reload()
-        } onCancel: {}
+        } onCancel: {
+        }
     }
 
     private func selectionChanged() {
@@ -287,7 +326,9 @@ final class WorkspaceView {
                 if !self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
                 self.editor.clear()
                 self.bulk.show(fields: self.knownFields[self.pager.moduleId ?? ""] ?? [])
-            } onCancel: { [weak self] in guard let self else { return }; self.reselectEditedInstance() }
+            } onCancel: { [weak self] in
+                guard let self else { return }; self.reselectEditedInstance()
+            }
             return
         }
         guard let position = positions.first, let instance = pager.instance(at: position) else {
@@ -298,7 +339,11 @@ final class WorkspaceView {
             return
         }
         guard instance.id != editor.instance?.id || editor.isNew else { return }
-        confirmLeavingEdits { [weak self] in guard let self else { return }; self.showDetail(instance) } onCancel: { [weak self] in guard let self else { return }; self.reselectEditedInstance() }
+        confirmLeavingEdits { [weak self] in
+            guard let self else { return }; self.showDetail(instance)
+        } onCancel: { [weak self] in
+            guard let self else { return }; self.reselectEditedInstance()
+        }
     }
 
     private func showDetail(_ instance: ContentInstance?) {
@@ -351,7 +396,8 @@ final class WorkspaceView {
         let content = session.core.content
         Task { @MainActor in
             guard let found = try? await content.search(query: SearchQuery().instanceIds(ids).skipPagination()) else { return }
-            self.editor.showRelationNames(Dictionary(found.instances.compactMap { i in i.id.map { ($0, i.name) } }, uniquingKeysWith: { a, _ in a }))
+            self.editor.showRelationNames(
+                Dictionary(found.instances.compactMap { i in i.id.map { ($0, i.name) } }, uniquingKeysWith: { a, _ in a }))
         }
     }
 
@@ -410,7 +456,8 @@ final class WorkspaceView {
             self.detailVisible("editor")
             if self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
             self.editor.nameEntry.grabFocus()
-        } onCancel: {}
+        } onCancel: {
+        }
     }
 
     func save() {
@@ -450,13 +497,20 @@ final class WorkspaceView {
         let positions = table.columnView.selectedPositions
         if positions.count > 1 {
             let instances = positions.compactMap(pager.instance(at:))
-            ask(heading: "Delete \(positions.count) Instances?", body: "They are removed from the server for every app. This cannot be undone.",
-                confirm: "_Delete", id: "delete") { [weak self] in guard let self else { return }; self.bulkDelete(instances, notLoaded: positions.count - instances.count) }
+            ask(
+                heading: "Delete \(positions.count) Instances?",
+                body: "They are removed from the server for every app. This cannot be undone.",
+                confirm: "_Delete", id: "delete"
+            ) { [weak self] in
+                guard let self else { return }; self.bulkDelete(instances, notLoaded: positions.count - instances.count)
+            }
             return
         }
         guard let instance = editor.instance, let id = instance.id else { return }
-        ask(heading: "Delete “\(instance.name)”?", body: "It is removed from the server for every app. This cannot be undone.",
-            confirm: "_Delete", id: "delete") { [weak self] in
+        ask(
+            heading: "Delete “\(instance.name)”?", body: "It is removed from the server for every app. This cannot be undone.",
+            confirm: "_Delete", id: "delete"
+        ) { [weak self] in
             guard let self else { return }
             let content = self.session.core.content
             Task { @MainActor in
@@ -464,8 +518,10 @@ final class WorkspaceView {
                 do throws(HaloError) {
                     let outcome = try await content.deleteOrQueue(instanceId: id)
                     self.connection.record(outcome: outcome)
-                    self.toast(outcome.isPending ? "“\(instance.name)” will be deleted when the server is reachable."
-                                                 : "Deleted “\(instance.name)”.")
+                    self.toast(
+                        outcome.isPending
+                            ? "“\(instance.name)” will be deleted when the server is reachable."
+                            : "Deleted “\(instance.name)”.")
                     self.showDetail(nil)
                     self.pager.refetch()
                 } catch {
@@ -602,17 +658,22 @@ final class WorkspaceView {
     private func confirmLeavingEdits(_ proceed: @escaping @MainActor () -> Void, onCancel: @escaping @MainActor () -> Void) {
         guard editor.isDirty else { proceed(); return }
         let name = editor.instance.map { $0.name.isEmpty ? "the new instance" : "“\($0.name)”" } ?? "this instance"
-        ask(heading: "Discard Changes?", body: "Your changes to \(name) are not saved.", confirm: "_Discard", id: "discard",
-            onCancel: onCancel) { [weak self] in
+        ask(
+            heading: "Discard Changes?", body: "Your changes to \(name) are not saved.", confirm: "_Discard", id: "discard",
+            onCancel: onCancel
+        ) { [weak self] in
             guard let self else { return }
             self.editor.clear()
             proceed()
         }
     }
 
-    private func ask(heading: String, body: String, confirm: String, id: String,
-                     onCancel: @escaping @MainActor () -> Void = {}, onConfirm: @escaping @MainActor () -> Void) {
-        let dialog = ConfirmationDialog(parent: widget, heading: heading, body: body, confirmLabel: confirm, confirmId: id, destructive: true)
+    private func ask(
+        heading: String, body: String, confirm: String, id: String,
+        onCancel: @escaping @MainActor () -> Void = {}, onConfirm: @escaping @MainActor () -> Void
+    ) {
+        let dialog = ConfirmationDialog(
+            parent: widget, heading: heading, body: body, confirmLabel: confirm, confirmId: id, destructive: true)
         dialog.onResponse { [weak self, weak dialog] response in
             guard let self else { return }
             dialog?.close()

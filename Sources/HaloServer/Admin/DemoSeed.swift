@@ -41,40 +41,53 @@ private struct DemoSeeder {
     static let day: Int64 = 86_400_000
 
     mutating func run() throws {
-        let authors = try module("Authors", [
-            ModuleField("name", .text), ModuleField("bio", .longText), ModuleField("photo", .image),
-        ])
-        let articles = try module("Articles", [
-            ModuleField("title", .localizedText), ModuleField("summary", .text), ModuleField("body", .longText),
-            ModuleField("cover", .image), ModuleField("link", .website), ModuleField("video", .youtube),
-            ModuleField("author", .singleRelation), ModuleField("related", .multipleRelation),
-            ModuleField("topics", .multipleChoice, choices: ["design", "engineering", "travel", "food", "science"]),
-            ModuleField("category", .singleChoice, choices: ["news", "opinion", "guide"]),
-            ModuleField("featured", .boolean),
-        ])
-        let products = try module("Products", [
-            ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
-            ModuleField("color", .color), ModuleField("specs", .object), ModuleField("sizes", .list),
-            ModuleField("size", .singleSelectDropdown, choices: ["S", "M", "L", "XL"]),
-            ModuleField("features", .multipleSelectDropdown, choices: ["waterproof", "recycled", "wireless", "organic"]),
-            ModuleField("manual", .video), ModuleField("jingle", .audio), ModuleField("releaseDate", .date),
-        ])
-        let events = try module("Events", [
-            ModuleField("name", .text), ModuleField("starts", .date), ModuleField("doors", .time),
-            ModuleField("venue", .text), ModuleField("poster", .image), ModuleField("description", .localizedText),
-            ModuleField("speakers", .multipleRelation),
-        ])
+        let authors = try module(
+            "Authors",
+            [
+                ModuleField("name", .text), ModuleField("bio", .longText), ModuleField("photo", .image),
+            ])
+        let articles = try module(
+            "Articles",
+            [
+                ModuleField("title", .localizedText), ModuleField("summary", .text), ModuleField("body", .longText),
+                ModuleField("cover", .image), ModuleField("link", .website), ModuleField("video", .youtube),
+                ModuleField("author", .singleRelation), ModuleField("related", .multipleRelation),
+                ModuleField("topics", .multipleChoice, choices: ["design", "engineering", "travel", "food", "science"]),
+                ModuleField("category", .singleChoice, choices: ["news", "opinion", "guide"]),
+                ModuleField("featured", .boolean),
+            ])
+        let products = try module(
+            "Products",
+            [
+                ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
+                ModuleField("color", .color), ModuleField("specs", .object), ModuleField("sizes", .list),
+                ModuleField("size", .singleSelectDropdown, choices: ["S", "M", "L", "XL"]),
+                ModuleField("features", .multipleSelectDropdown, choices: ["waterproof", "recycled", "wireless", "organic"]),
+                ModuleField("manual", .video), ModuleField("jingle", .audio), ModuleField("releaseDate", .date),
+            ])
+        let events = try module(
+            "Events",
+            [
+                ModuleField("name", .text), ModuleField("starts", .date), ModuleField("doors", .time),
+                ModuleField("venue", .text), ModuleField("poster", .image), ModuleField("description", .localizedText),
+                ModuleField("speakers", .multipleRelation),
+            ])
         let translations = try module("Translations", [ModuleField("key", .text), ModuleField("value", .localizedText)])
 
         let firstNames = ["Ada", "Linus", "Grace", "Tim", "Margaret", "Ken", "Barbara", "Dennis", "Radia", "Guido"]
-        let lastNames = ["Lovelace", "Torvalds", "Hopper", "Berners-Lee", "Hamilton", "Thompson", "Liskov", "Ritchie", "Perlman", "van Rossum"]
+        let lastNames = [
+            "Lovelace", "Torvalds", "Hopper", "Berners-Lee", "Hamilton", "Thompson", "Liskov", "Ritchie", "Perlman", "van Rossum",
+        ]
         var authorIds: [String] = []
         for index in 0..<10 {
             let name = "\(firstNames[index]) \(lastNames[index])"
-            authorIds.append(add(authors, name, [
-                "name": .string(name), "bio": .string("<p>\(random.words(30).capitalized).</p>"),
-                "photo": .string("https://picsum.photos/seed/author\(index)/400/400"),
-            ], state: .published))
+            authorIds.append(
+                add(
+                    authors, name,
+                    [
+                        "name": .string(name), "bio": .string("<p>\(random.words(30).capitalized).</p>"),
+                        "photo": .string("https://picsum.photos/seed/author\(index)/400/400"),
+                    ], state: .published))
         }
         var articleIds: [String] = []
         for index in 0..<120 {
@@ -100,7 +113,10 @@ private struct DemoSeeder {
             let values: [String: JSONValue] = [
                 "title": .string(title), "price": .number(Double(random.next() % 50_000) / 100 + 5),
                 "inStock": .bool(random.next() % 3 != 0), "color": .string(random.pick(colors)),
-                "specs": ["weight": .number(Double(random.next() % 3000) / 10), "material": .string(random.pick(["wool", "steel", "oak", "cotton"]))],
+                "specs": [
+                    "weight": .number(Double(random.next() % 3000) / 10),
+                    "material": .string(random.pick(["wool", "steel", "oak", "cotton"])),
+                ],
                 "sizes": ["S", "M", "L"], "size": .string(random.pick(["S", "M", "L", "XL"])),
                 "features": .array([.string(random.pick(["waterproof", "recycled"])), .string(random.pick(["wireless", "organic"]))]),
                 "manual": .string("https://videos.example.com/manuals/\(index).mp4"),
@@ -112,12 +128,14 @@ private struct DemoSeeder {
         let cities = ["Amsterdam", "Madrid", "Lisbon", "Berlin", "Rotterdam", "Valencia"]
         for index in 0..<60 {
             let city = random.pick(cities)
-            let name = "\(random.pick(["Design", "Swift", "Open Data", "Mobile", "Cloud"])) \(random.pick(["Meetup", "Summit", "Workshop", "Night"])) \(city)"
+            let name =
+                "\(random.pick(["Design", "Swift", "Open Data", "Mobile", "Cloud"])) \(random.pick(["Meetup", "Summit", "Workshop", "Night"])) \(city)"
             let starts = now + Int64(index - 20) * 3 * Self.day
             let summary = random.words(20)
             let values: [String: JSONValue] = [
                 "name": .string(name), "starts": .number(Double(starts)), "doors": .number(Double(starts - 3_600_000)),
-                "venue": .string("\(random.title(2)) Hall, \(city)"), "poster": .string("https://picsum.photos/seed/event\(index)/800/1200"),
+                "venue": .string("\(random.title(2)) Hall, \(city)"),
+                "poster": .string("https://picsum.photos/seed/event\(index)/800/1200"),
                 "description": ["en-US": .string(summary), "es-ES": .string("\(summary) (es)"), "nl-NL": .string("\(summary) (nl)")],
                 "speakers": .array([.string(random.pick(authorIds)), .string(random.pick(authorIds))]),
             ]
@@ -131,12 +149,16 @@ private struct DemoSeeder {
             ("offline", "You are offline", "Sin conexión", "Je bent offline"), ("retry", "Retry", "Reintentar", "Opnieuw"),
             ("articles", "Articles", "Artículos", "Artikelen"), ("products", "Products", "Productos", "Producten"),
             ("events", "Events", "Eventos", "Evenementen"), ("loading", "Loading…", "Cargando…", "Laden…"),
-            ("empty", "Nothing here yet", "Nada por aquí", "Nog niets hier"), ("error", "Something went wrong", "Algo salió mal", "Er ging iets mis"),
+            ("empty", "Nothing here yet", "Nada por aquí", "Nog niets hier"),
+            ("error", "Something went wrong", "Algo salió mal", "Er ging iets mis"),
             ("price", "Price", "Precio", "Prijs"), ("in_stock", "In stock", "Disponible", "Op voorraad"),
             ("sold_out", "Sold out", "Agotado", "Uitverkocht"), ("read_more", "Read more", "Leer más", "Lees meer"),
         ]
         for (key, english, spanish, dutch) in texts {
-            add(translations, key, ["key": .string(key), "value": ["en-US": .string(english), "es-ES": .string(spanish), "nl-NL": .string(dutch)]], state: .published)
+            add(
+                translations, key,
+                ["key": .string(key), "value": ["en-US": .string(english), "es-ES": .string(spanish), "nl-NL": .string(dutch)]],
+                state: .published)
         }
         try ContentTables.upsert(contentsOf: instances, in: db)
     }

@@ -69,7 +69,8 @@ enum Accounts {
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM server_user WHERE email = ?", arguments: [user.email]) == true {
                 throw APIError.badRequest("An account with the email \(user.email) already exists")
             }
-            let displayName = user.displayName.isEmpty
+            let displayName =
+                user.displayName.isEmpty
                 ? [user.name, user.surname].filter { !$0.isEmpty }.joined(separator: " ") : user.displayName
             try db.execute(
                 sql: """

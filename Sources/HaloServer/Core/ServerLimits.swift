@@ -56,17 +56,17 @@ extension ServerLimits {
     /// the login throttle's.
     public static var settingNames: [String: WritableKeyPath<ServerLimits, Int>] {
         [
-        "body-bytes": \.bodyBytes,
-        "search-page-size": \.search.pageSize, "search-page": \.search.page,
-        "search-filter-depth": \.search.filterDepth, "search-filter-nodes": \.search.filterNodes,
-        "search-list-entries": \.search.listEntries, "search-like-pattern": \.search.likePattern,
-        "search-string": \.search.string,
-        "pocket-data-characters": \.pocketDataCharacters, "pocket-reference-lists": \.pocketReferenceLists,
-        "pocket-entries-per-list": \.pocketEntriesPerList, "pocket-reference-length": \.pocketReferenceLength,
-        "sync-streams": \.syncStreams, "sync-streams-per-token": \.syncStreamsPerToken,
-        "sync-streams-per-address": \.syncStreamsPerAddress, "sync-readers": \.syncReaders,
-        "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
-        "idle-timeout": \.idleTimeoutSeconds, "stall-timeout": \.stallTimeoutSeconds,
+            "body-bytes": \.bodyBytes,
+            "search-page-size": \.search.pageSize, "search-page": \.search.page,
+            "search-filter-depth": \.search.filterDepth, "search-filter-nodes": \.search.filterNodes,
+            "search-list-entries": \.search.listEntries, "search-like-pattern": \.search.likePattern,
+            "search-string": \.search.string,
+            "pocket-data-characters": \.pocketDataCharacters, "pocket-reference-lists": \.pocketReferenceLists,
+            "pocket-entries-per-list": \.pocketEntriesPerList, "pocket-reference-length": \.pocketReferenceLength,
+            "sync-streams": \.syncStreams, "sync-streams-per-token": \.syncStreamsPerToken,
+            "sync-streams-per-address": \.syncStreamsPerAddress, "sync-readers": \.syncReaders,
+            "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
+            "idle-timeout": \.idleTimeoutSeconds, "stall-timeout": \.stallTimeoutSeconds,
         ]
     }
 

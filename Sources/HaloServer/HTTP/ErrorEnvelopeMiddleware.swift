@@ -28,7 +28,8 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as ContentStoreError:
             return APIError(for: error)
         case let error as SpoolError where error.isDiskFull:
-            return APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), "The server's disk is full; free some space on it and try again")
+            return APIError(
+                .init(code: 507, reasonPhrase: "Insufficient Storage"), "The server's disk is full; free some space on it and try again")
         case let error as DecodingError:
             return APIError.badRequest("The request could not be read: \(error.clientMessage)")
         case let error as HTTPError:

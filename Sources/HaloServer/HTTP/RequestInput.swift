@@ -41,8 +41,9 @@ enum RequestInput {
         }
         guard let kind, accepted.contains(kind) else {
             let names = accepted.map { $0 == .json ? "application/json" : "application/x-www-form-urlencoded" }.sorted()
-            throw APIError(.unsupportedMediaType,
-                           "Unsupported Content-Type '\(raw)'; this endpoint accepts \(names.joined(separator: " or "))")
+            throw APIError(
+                .unsupportedMediaType,
+                "Unsupported Content-Type '\(raw)'; this endpoint accepts \(names.joined(separator: " or "))")
         }
         return kind
     }
@@ -125,7 +126,8 @@ struct QueryParameters: Sendable {
         guard let text = string(key), !text.isEmpty else { return defaultValue }
         guard let value = Int(text), range.contains(value) else {
             throw APIError.badRequest(
-                "Query parameter '\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got '\(text.prefix(40))')")
+                "Query parameter '\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got '\(text.prefix(40))')"
+            )
         }
         return value
     }

@@ -81,7 +81,9 @@ enum BatchRoutes {
         let success = counts.values.reduce(0) { $0 + $1.success }
         let failure = counts.values.reduce(0) { $0 + $1.failure }
         var results: [String: JSONValue] = [
-            "total": ["total": .number(Double(success + failure)), "success": .number(Double(success)), "failure": .number(Double(failure))]
+            "total": [
+                "total": .number(Double(success + failure)), "success": .number(Double(success)), "failure": .number(Double(failure)),
+            ]
         ]
         for kind in Kind.allCases {
             let count = counts[kind] ?? (0, 0)

@@ -12,7 +12,8 @@ enum DeviceRoutes {
             let device = try await env.write(request) { db, _ in
                 let now = env.clock.next()
                 let id = Identifiers.objectID()
-                let alias = try input.alias.map { try requireFreeAlias($0, except: nil, db) }
+                let alias =
+                    try input.alias.map { try requireFreeAlias($0, except: nil, db) }
                     ?? "anonymous-" + Identifiers.randomLowercase(25)
                 try db.execute(
                     sql: """

@@ -112,8 +112,9 @@ enum PocketRoutes {
     }
 
     private static func load(userId: String, in db: Database) throws -> Pocket {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT references_json, data_json FROM server_pocket WHERE user_id = ?", arguments: [userId])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT references_json, data_json FROM server_pocket WHERE user_id = ?", arguments: [userId])
         else { return Pocket() }
         let references = try JSONValue(string: row["references_json"]).objectValue ?? [:]
         let data = try JSONValue(string: row["data_json"]).objectValue ?? [:]

@@ -38,7 +38,8 @@ enum AccessibilityAudit {
         if isA(widget, adw_squeezer_get_type()) {
             let squeezer = OpaquePointer(widget)
             if let shown = adw_squeezer_get_visible_child(squeezer),
-               adw_squeezer_page_get_enabled(adw_squeezer_get_page(squeezer, shown)) != 0 {
+                adw_squeezer_page_get_enabled(adw_squeezer_get_page(squeezer, shown)) != 0
+            {
                 visit(shown, path: here, findings: &findings)
             }
             return

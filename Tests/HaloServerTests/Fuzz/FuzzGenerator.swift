@@ -28,12 +28,15 @@ enum FuzzGenerator {
         if route == .token { query.append((random.pick(["_app", "_user"]), "")) }
         if random.chance(0.35) {
             for _ in 0..<random.int(in: 1...4) {
-                let key = random.chance(0.8) ? random.pick(route.queryKeys) : random.pick(["version", "to-cache", "", "a[b]", "%", "filterReferences[]"])
+                let key =
+                    random.chance(0.8)
+                    ? random.pick(route.queryKeys) : random.pick(["version", "to-cache", "", "a[b]", "%", "filterReferences[]"])
                 query.append((key, queryValue(&random)))
             }
             notes.append("query")
         }
-        let target = path + (query.isEmpty ? "" : "?" + query.map { $0.0.isEmpty && $0.1.isEmpty ? "" : "\($0.0)=\($0.1)" }.joined(separator: "&"))
+        let target =
+            path + (query.isEmpty ? "" : "?" + query.map { $0.0.isEmpty && $0.1.isEmpty ? "" : "\($0.0)=\($0.1)" }.joined(separator: "&"))
 
         var headers: [[String]] = []
         if random.chance(0.85) {
@@ -67,7 +70,8 @@ enum FuzzGenerator {
             }
             if random.chance(0.1) {
                 contentType = random.pick([
-                    "text/plain", "application/x-www-form-urlencoded", "", "application/json; charset=utf-16", "multipart/form-data; boundary=x",
+                    "text/plain", "application/x-www-form-urlencoded", "", "application/json; charset=utf-16",
+                    "multipart/form-data; boundary=x",
                     "application/jsonx", "APPLICATION/JSON", "application/json;;;", "json", "*/*", "application/json\u{301}",
                 ])
                 notes.append("content-type \(contentType.debugDescription)")
@@ -86,18 +90,25 @@ enum FuzzGenerator {
         // Only methods the HTTP parser knows: an unknown one is refused before any route runs.
         let method = random.pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])
         let path = random.pick([
-            route.path.replacingOccurrences(of: "{{ID}}", with: "x"), "/", "/api", "/api/nothing", "/api/generalcontent/instance/search/extra",
+            route.path.replacingOccurrences(of: "{{ID}}", with: "x"), "/", "/api", "/api/nothing",
+            "/api/generalcontent/instance/search/extra",
             "/%2e%2e/%2e%2e/etc/passwd", "/api/" + FuzzValues.long("a", 4000),
         ])
         let body: Data? = random.chance(0.5) ? Data("{}".utf8) : nil
-        let headers = body == nil ? [["Authorization", "Bearer {{APP}}"]] : [["Authorization", "Bearer {{APP}}"], ["Content-Type", "application/json"]]
+        let headers =
+            body == nil
+            ? [["Authorization", "Bearer {{APP}}"]] : [["Authorization", "Bearer {{APP}}"], ["Content-Type", "application/json"]]
         return FuzzRequest(method: method, target: path, headers: headers, body: method == "HEAD" ? nil : body, note: "stray \(method)")
     }
 
     /// A query value: extreme numbers, odd text, raw and percent-encoded bytes.
     static func queryValue(_ random: inout FuzzRandom) -> String {
         switch random.int(6) {
-        case 0: return random.pick(["-1", "0", "1", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "4611686018427387904", "99999999999999999999", "1e300", "2147483648", "3037000500"])
+        case 0:
+            return random.pick([
+                "-1", "0", "1", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "4611686018427387904",
+                "99999999999999999999", "1e300", "2147483648", "3037000500",
+            ])
         case 1: return random.pick(["true", "false", "TRUE", "1", "yes", "", "null"])
         case 2: return random.pick(["%", "%zz", "%00", "%C3%28", "%ED%A0%80", "%FF%FE", "a%20b", "[]", "%5B%5D", "+", "=", "==", ";"])
         // Capped: a request head over the HTTP parser's limit (80 KB) is refused before any route runs.
@@ -116,16 +127,19 @@ enum FuzzGenerator {
     static func oddPathSegment(_ random: inout FuzzRandom) -> String {
         random.pick([
             "x", "0", "-1", "null", "%00", "%zz", "%20", "%2F", "..", "%2e%2e", FuzzValues.long("a", 5000), FuzzValues.long("0", 24),
-            "ffffffffffffffffffffffff", "%F0%9F%98%80", "%ED%A0%80", "%C3%28", "'", "%27%3B--", "{{MOD:Articles}}", "{{INST:Articles}}", "{{DEV}}",
+            "ffffffffffffffffffffffff", "%F0%9F%98%80", "%ED%A0%80", "%C3%28", "'", "%27%3B--", "{{MOD:Articles}}", "{{INST:Articles}}",
+            "{{DEV}}",
         ])
     }
 
     static func oddAuthorization(_ random: inout FuzzRandom) -> (String?, String) {
         let value: String? = random.pick([
             nil, "", "Bearer", "Bearer ", "Bearer  ", "bearer {{APP}}", "BEARER {{EDITOR}}", "Bearer {{APP}} extra", "Bearer {{APP}}x",
-            "Basic ", "Basic !!!", "Basic " + Data("a:b".utf8).base64EncodedString(), "Basic " + Data("{{EDITOR_EMAIL}}:{{EDITOR_PASSWORD}}".utf8).base64EncodedString(),
+            "Basic ", "Basic !!!", "Basic " + Data("a:b".utf8).base64EncodedString(),
+            "Basic " + Data("{{EDITOR_EMAIL}}:{{EDITOR_PASSWORD}}".utf8).base64EncodedString(),
             "Basic " + Data([0xFF, 0xFE, 0x3A]).base64EncodedString(), "Token abc", "Bearer " + FuzzValues.long("x", 8000),
-            "Bearer " + FuzzValues.long("x", 40_000), "Bearer é", "Bearer \u{301}", "Bearer {{USER}}", "Bearer {{EDITOR}}", "Bearer {{APP}}",
+            "Bearer " + FuzzValues.long("x", 40_000), "Bearer é", "Bearer \u{301}", "Bearer {{USER}}", "Bearer {{EDITOR}}",
+            "Bearer {{APP}}",
             "Bearer null", "Digest x", " ", "\t", "Bearer \t{{APP}}", "Bearer %00",
         ])
         return (value, value.map { String($0.prefix(30)).debugDescription } ?? "none")
@@ -147,7 +161,9 @@ enum FuzzGenerator {
         guard case .object(let pairs) = json else { return json.render() }
         var parts = pairs.map { "\(percentEncode($0.0))=\(percentEncode($0.1.formText))" }
         if random.chance(0.3) {
-            let odd = random.pick(["%zz", "&&&", "=", "key", "=value", "a=%", "a=%00", "grant_type=%ED%A0%80", "a=" + FuzzValues.long("b", 60_000), "+=+"])
+            let odd = random.pick([
+                "%zz", "&&&", "=", "key", "=value", "a=%", "a=%00", "grant_type=%ED%A0%80", "a=" + FuzzValues.long("b", 60_000), "+=+",
+            ])
             parts.insert(odd, at: random.int(parts.count + 1))
             notes.append("form oddity \(odd.prefix(20))")
         }

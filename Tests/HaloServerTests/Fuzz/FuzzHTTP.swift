@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One request of the fuzzer, as sent on the wire. `target` is the path plus query string.
@@ -25,7 +25,8 @@ struct FuzzRequest: Sendable, Hashable {
         var shaped: [String] = []
         for (index, part) in parts.enumerated() {
             let previous = index > 0 ? parts[index - 1] : ""
-            let isId = ["appuser", "instance", "module"].contains(previous)
+            let isId =
+                ["appuser", "instance", "module"].contains(previous)
                 && !["search", "batch", "sync"].contains(part)
             shaped.append(isId ? ":id" : part.count > 40 ? ":long" : part)
         }
@@ -66,9 +67,9 @@ enum RawHTTP {
     ) -> Result<FuzzAnswer, FuzzTransportError> {
         let deadline = Date().addingTimeInterval(timeout)
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return .failure(.connect(errno)) }
         defer { close(fd) }
@@ -123,7 +124,9 @@ enum RawHTTP {
                 } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
                     // EOF (or reset): the answer is whatever arrived.
                     if received.isEmpty { return .failure(.closedWithoutAnswer(received: 0)) }
-                    do { return .success(try parse(received, complete: true, headOnly: method == "HEAD")) } catch let error as FuzzTransportError {
+                    do { return .success(try parse(received, complete: true, headOnly: method == "HEAD")) } catch let error
+                        as FuzzTransportError
+                    {
                         return .failure(error)
                     } catch {
                         return .failure(.unparsable("\(error)"))
@@ -136,11 +139,11 @@ enum RawHTTP {
     /// `send` that cannot raise SIGPIPE (a server that closed early must not kill the tests).
     private static func sendNoSignal(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Glibc)
-        return Glibc.send(fd, pointer, count, Int32(MSG_NOSIGNAL))
+            return Glibc.send(fd, pointer, count, Int32(MSG_NOSIGNAL))
         #else
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        return Darwin.send(fd, pointer, count, 0)
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            return Darwin.send(fd, pointer, count, 0)
         #endif
     }
 
@@ -243,7 +246,8 @@ final class FuzzChildServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         // A trap prints the crashed thread's frames only (the first one in Sources/ names the culprit).
         var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = backtraces
+        environment["SWIFT_BACKTRACE"] =
+            backtraces
             ? "enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=40" : "enable=no"
         process.environment = environment
         try process.run()

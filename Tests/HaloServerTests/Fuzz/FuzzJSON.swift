@@ -177,10 +177,11 @@ enum FuzzValues {
         .rawString("\\x41"), .string("\\"), .string("\""),
     ]
 
-    static let typeSwaps: [FuzzJSON] = odd + [
-        .number("1e300"), .number("42"), .string("1e300"), .string("true"), .array([.string("a"), .number("1")]),
-        .object([("a", .number("1"))]),
-    ]
+    static let typeSwaps: [FuzzJSON] =
+        odd + [
+            .number("1e300"), .number("42"), .string("1e300"), .string("true"), .array([.string("a"), .number("1")]),
+            .object([("a", .number("1"))]),
+        ]
 
     /// A string of `count` copies of `unit`.
     static func long(_ unit: String, _ count: Int) -> String { String(repeating: unit, count: count) }
@@ -240,7 +241,9 @@ enum FuzzMutator {
                 pairs[position].1 = value
                 return (.object(pairs), "\(pairs[position].0) ← \(what)")
             case 4:
-                let key = random.pick(["id", "module", "values", "tags", "limit", "page", "sort", "__proto__", "constructor", "\u{0}", "a.b", "$where"])
+                let key = random.pick([
+                    "id", "module", "values", "tags", "limit", "page", "sort", "__proto__", "constructor", "\u{0}", "a.b", "$where",
+                ])
                 pairs.append((key, replacement(&random)))
                 return (.object(pairs), "added \(key)")
             default:
@@ -316,7 +319,11 @@ enum FuzzMutator {
             for _ in 0..<random.int(in: 1...8) { bytes[random.int(bytes.count)] = UInt8(random.int(256)) }
             return (Data(bytes), "bytes flipped")
         case 3:
-            return (Data(random.pick(["", " ", "null", "[]", "\"x\"", "1e300", "{", "}", "{}{}", "\u{FEFF}{}", "{\"a\":1}garbage", "\u{0}"]).utf8), "replaced by a tiny body")
+            return (
+                Data(
+                    random.pick(["", " ", "null", "[]", "\"x\"", "1e300", "{", "}", "{}{}", "\u{FEFF}{}", "{\"a\":1}garbage", "\u{0}"]).utf8
+                ), "replaced by a tiny body"
+            )
         case 4:
             return (Data([0xFF, 0xFE]) + data, "UTF-16 BOM prefix")
         default:

@@ -71,7 +71,9 @@ final class ServerFuzzTests: XCTestCase {
             harness.send(FuzzGenerator.request(&random), fromCorpus: false)
             if Date().timeIntervalSince(lastReport) > 15 {
                 lastReport = Date()
-                print("fuzz: \(Int(lastReport.timeIntervalSince(start))) s, \(harness.sent) requests, \(harness.findings.count) distinct findings")
+                print(
+                    "fuzz: \(Int(lastReport.timeIntervalSince(start))) s, \(harness.sent) requests, \(harness.findings.count) distinct findings"
+                )
             }
         }
         harness.child.kill()
@@ -145,21 +147,31 @@ final class FuzzHarness {
         let credentials = "grant_type=client_credentials&client_id=\(demo.clientId)&client_secret=\(demo.clientSecret)"
         placeholders["APP"] = try string(json(call("POST", "/api/oauth/token?_app", form, credentials))["access_token"], "app token")
         // A token of its own: refreshing revokes the access token it was issued with.
-        placeholders["REFRESH"] = try string(json(call("POST", "/api/oauth/token?_app", form, credentials))["refresh_token"], "refresh token")
-        let editor = try json(call("POST", "/api/oauth/token?_user", [["Content-Type", "application/x-www-form-urlencoded"]],
-            "grant_type=password&username=\(FuzzGenerator.percentEncode(demo.editorEmail))&password=\(FuzzGenerator.percentEncode(demo.editorPassword))"))
+        placeholders["REFRESH"] = try string(
+            json(call("POST", "/api/oauth/token?_app", form, credentials))["refresh_token"], "refresh token")
+        let editor = try json(
+            call(
+                "POST", "/api/oauth/token?_user", [["Content-Type", "application/x-www-form-urlencoded"]],
+                "grant_type=password&username=\(FuzzGenerator.percentEncode(demo.editorEmail))&password=\(FuzzGenerator.percentEncode(demo.editorPassword))"
+            ))
         placeholders["EDITOR"] = try string(editor["access_token"], "editor token")
-        let login = try json(call("POST", "/api/segmentation/identified/login", [["Content-Type", "application/json"]],
-            #"{"email":"\#(userEmail)","password":"secret-password","network":"halo","deviceId":""}"#))
+        let login = try json(
+            call(
+                "POST", "/api/segmentation/identified/login", [["Content-Type", "application/json"]],
+                #"{"email":"\#(userEmail)","password":"secret-password","network":"halo","deviceId":""}"#))
         placeholders["USER"] = try string((login["token"] as? [String: Any])?["access_token"], "user token")
 
         let bearer = [["Authorization", "Bearer \(placeholders["APP"] ?? "")"], ["Content-Type", "application/json"]]
-        let modules = try JSONSerialization.jsonObject(with: call("GET", "/api/generalcontent/module?skip=true", bearer, nil).body) as? [[String: Any]] ?? []
+        let modules =
+            try JSONSerialization.jsonObject(with: call("GET", "/api/generalcontent/module?skip=true", bearer, nil).body)
+            as? [[String: Any]] ?? []
         for module in modules {
             guard let id = module["id"] as? String, let name = module["name"] as? String else { continue }
             placeholders["MOD:\(name)"] = id
-            let page = try json(call("POST", "/api/generalcontent/instance/search", bearer,
-                #"{"moduleIds":["\#(id)"],"pagination":{"page":1,"limit":1}}"#))
+            let page = try json(
+                call(
+                    "POST", "/api/generalcontent/instance/search", bearer,
+                    #"{"moduleIds":["\#(id)"],"pagination":{"page":1,"limit":1}}"#))
             let items = page["items"] as? [[String: Any]] ?? []
             placeholders["INST:\(name)"] = items.first?["id"] as? String ?? "000000000000000000000000"
         }
@@ -171,12 +183,15 @@ final class FuzzHarness {
     }
 
     private func call(_ method: String, _ target: String, _ headers: [[String]], _ body: String?) throws -> FuzzAnswer {
-        try RawHTTP.send(port: child.port, method: method, target: target, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30).get()
+        try RawHTTP.send(port: child.port, method: method, target: target, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30)
+            .get()
     }
 
     private func json(_ answer: FuzzAnswer) throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any] else {
-            throw NSError(domain: "fuzz", code: 1, userInfo: [NSLocalizedDescriptionKey: "not an object: \(String(decoding: answer.body, as: UTF8.self))"])
+            throw NSError(
+                domain: "fuzz", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "not an object: \(String(decoding: answer.body, as: UTF8.self))"])
         }
         return object
     }
@@ -195,7 +210,8 @@ final class FuzzHarness {
         FuzzCorpus.writeLastRequest(template, sent: request)
         sent += 1
         let result = RawHTTP.send(
-            port: child.port, method: request.method, target: request.target, headers: request.headers, body: request.body, timeout: timeout)
+            port: child.port, method: request.method, target: request.target, headers: request.headers, body: request.body, timeout: timeout
+        )
         switch result {
         case .success(let answer):
             statusCounts[template.route, default: [:]][answer.status, default: 0] += 1
@@ -206,7 +222,9 @@ final class FuzzHarness {
                 let (kind, signature) = problem
                 let log = child.takeLog()
                 let logged = Self.loggedError(log)
-                let observed = "HTTP \(answer.status): \(String(decoding: answer.body.prefix(600), as: UTF8.self))" + (logged.map { "\nserver log: \($0)" } ?? "")
+                let observed =
+                    "HTTP \(answer.status): \(String(decoding: answer.body.prefix(600), as: UTF8.self))"
+                    + (logged.map { "\nserver log: \($0)" } ?? "")
                 found(kind, signature: logged.map(Self.normalized) ?? signature, template, observed: observed, fromCorpus: fromCorpus)
             }
         case .failure(let error):
@@ -221,11 +239,14 @@ final class FuzzHarness {
                 let frame = Self.firstOwnFrame(log)
                 // The frame is only known with backtraces on (not during replay): kept out of the key.
                 let signature = Self.normalized(fatal ?? child.terminationDescription)
-                let observed = "\(error); server \(child.terminationDescription)\n\(fatal ?? "")\n\(frame.map { "first frame of ours: \($0)" } ?? "")"
+                let observed =
+                    "\(error); server \(child.terminationDescription)\n\(fatal ?? "")\n\(frame.map { "first frame of ours: \($0)" } ?? "")"
                 found("crash", signature: signature, template, observed: observed, fromCorpus: fromCorpus, detail: frame.map { "in \($0)" })
                 restart()
             } else if !isAlive() {
-                found("hang", signature: "no answer to the version check after: \(error)", template, observed: "\(error)", fromCorpus: fromCorpus)
+                found(
+                    "hang", signature: "no answer to the version check after: \(error)", template, observed: "\(error)",
+                    fromCorpus: fromCorpus)
                 child.kill()
                 restart()
             }
@@ -289,7 +310,8 @@ final class FuzzHarness {
             return ("non-envelope", "status \(answer.status): " + normalized(text))
         }
         if answer.status >= 500 && answer.status != 503 && answer.status != 507 {
-            let message = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])
+            let message =
+                ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])
                 .flatMap { ($0["error"] as? [String: Any])?["message"] as? String } ?? ""
             return (String(answer.status), normalized(message))
         }
@@ -308,11 +330,13 @@ final class FuzzHarness {
     /// The runtime's fatal error line, e.g. `Fatal error: Double value cannot be converted to Int64…`.
     static func fatalLine(_ log: String) -> String? {
         let lines = log.split(separator: "\n").map(String.init)
-        if let line = lines.first(where: { $0.contains("Fatal error") || $0.contains("fatal error") || $0.contains("Precondition failed") }) {
+        if let line = lines.first(where: { $0.contains("Fatal error") || $0.contains("fatal error") || $0.contains("Precondition failed") })
+        {
             // Drop the leading source location (`Swift/Integers.swift:3048: `).
             if let range = line.range(of: "Fatal error") ?? line.range(of: "fatal error") ?? line.range(of: "Precondition failed") {
                 let location = line[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
-                return String(line[range.lowerBound...]) + (location.isEmpty ? "" : " (at \(location.trimmingCharacters(in: CharacterSet(charactersIn: ": "))))")
+                return String(line[range.lowerBound...])
+                    + (location.isEmpty ? "" : " (at \(location.trimmingCharacters(in: CharacterSet(charactersIn: ": "))))")
             }
             return line
         }
@@ -411,9 +435,12 @@ final class FuzzHarness {
     }
 
     func summary(elapsed: TimeInterval) -> String {
-        var lines = ["fuzz: \(sent) requests in \(String(format: "%.1f", elapsed)) s (seed \(seed)), \(transportErrors) without answer, \(restarts) restarts, \(findings.count) distinct findings"]
+        var lines = [
+            "fuzz: \(sent) requests in \(String(format: "%.1f", elapsed)) s (seed \(seed)), \(transportErrors) without answer, \(restarts) restarts, \(findings.count) distinct findings"
+        ]
         for (route, counts) in statusCounts.sorted(by: { $0.key < $1.key }) {
-            let text = counts.sorted { $0.key < $1.key }.map { "\($0.key == 0 ? "none" : String($0.key))×\($0.value)" }.joined(separator: " ")
+            let text = counts.sorted { $0.key < $1.key }.map { "\($0.key == 0 ? "none" : String($0.key))×\($0.value)" }.joined(
+                separator: " ")
             lines.append("  \(route): \(text)")
         }
         if !newFiles.isEmpty { lines.append("fuzz: new corpus entries: \(newFiles.joined(separator: ", "))") }

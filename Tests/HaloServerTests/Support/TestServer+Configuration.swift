@@ -8,7 +8,9 @@ extension TestServer {
     static func start(
         directory: URL? = nil, configure: (inout HaloServerConfiguration) -> Void
     ) async throws -> TestServer {
-        let directory = directory ?? FileManager.default.temporaryDirectory
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("halo-server-tests-\(UUID().uuidString)", isDirectory: true)
         var configuration = HaloServerConfiguration(dataDirectory: directory, logRequests: false)
         configure(&configuration)

@@ -4,7 +4,7 @@ import HaloServer
 import XCTest
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP answer: status, headers and body (parsed as JSON when it is JSON).
@@ -43,7 +43,9 @@ final class TestServer: @unchecked Sendable {
         directory: URL? = nil, tokenLifetimeMilliseconds: Int64 = 86_400_000, maxBodyBytes: Int = 8 * 1024 * 1024,
         limits: ServerLimits = ServerLimits(), socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier()
     ) async throws -> TestServer {
-        let directory = directory ?? FileManager.default.temporaryDirectory
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("halo-server-tests-\(UUID().uuidString)", isDirectory: true)
         var configuration = HaloServerConfiguration(
             dataDirectory: directory, limits: limits, tokenLifetimeMilliseconds: tokenLifetimeMilliseconds,

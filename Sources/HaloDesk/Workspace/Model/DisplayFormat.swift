@@ -43,9 +43,11 @@ enum DisplayFormat {
     private static let localShapes = ["dddd-dd-dd", "dddd-dd-dd dd:dd"]
 
     private static func parseLocal(_ text: String) -> Date? {
-        guard localShapes.contains(where: { shape in
-            shape.count == text.count && zip(shape, text).allSatisfy { $0 == "d" ? ("0"..."9").contains($1) : $0 == $1 }
-        }) else { return nil }
+        guard
+            localShapes.contains(where: { shape in
+                shape.count == text.count && zip(shape, text).allSatisfy { $0 == "d" ? ("0"..."9").contains($1) : $0 == $1 }
+            })
+        else { return nil }
         let numbers = text.split(whereSeparator: { !("0"..."9").contains($0) }).compactMap { Int32($0) }
         let (hour, minute) = numbers.count == 5 ? (numbers[3], numbers[4]) : (0, 0)
         // GLib refuses impossible dates and times (13th month, 30 February, 24:00) with nil.

@@ -80,7 +80,8 @@ extension FieldDescriptor {
     static func fields(of instance: ContentInstance, module: Module?) -> [FieldDescriptor] {
         var result: [FieldDescriptor] = []
         for field in module?.fields ?? [] {
-            let kind = field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) }
+            let kind =
+                field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) }
                 ?? instance.values[field.name].map(FieldKind.inferred) ?? .text
             result.append(FieldDescriptor(name: field.name, kind: kind))
         }

@@ -73,7 +73,7 @@ final class InstancePager {
     /// selection) unless the server reports a different total. Rows shown so far are rebound, which
     /// asks for their pages again.
     func refetch() {
-        let stale = pages.keys.map { $0 * pageSize ..< ($0 + 1) * pageSize }
+        let stale = pages.keys.map { $0 * pageSize..<($0 + 1) * pageSize }
         generation += 1
         forgetPages()
         guard moduleId != nil else { return }

@@ -88,15 +88,20 @@ struct PendingEditRow {
         if mine.name != server.name { result.append(Difference(field: "Name", mine: mine.name, theirs: server.name)) }
         for field in Set(mine.values.keys).union(server.values.keys).sorted() where mine.values[field] != server.values[field] {
             let kind = fieldKinds[field] ?? .text
-            result.append(Difference(field: field, mine: Self.text(mine.values[field], kind), theirs: Self.text(server.values[field], kind)))
+            result.append(
+                Difference(field: field, mine: Self.text(mine.values[field], kind), theirs: Self.text(server.values[field], kind)))
         }
         if Set(mine.tagList.map(\.name)) != Set(server.tagList.map(\.name)) {
-            result.append(Difference(field: "Tags", mine: mine.tagList.map(\.name).sorted().joined(separator: ", "),
-                                     theirs: server.tagList.map(\.name).sorted().joined(separator: ", ")))
+            result.append(
+                Difference(
+                    field: "Tags", mine: mine.tagList.map(\.name).sorted().joined(separator: ", "),
+                    theirs: server.tagList.map(\.name).sorted().joined(separator: ", ")))
         }
         if mine.publishedAt != server.publishedAt {
-            result.append(Difference(field: "Published", mine: mine.publishedAt.map(FieldValueText.format(date:)) ?? "—",
-                                     theirs: server.publishedAt.map(FieldValueText.format(date:)) ?? "—"))
+            result.append(
+                Difference(
+                    field: "Published", mine: mine.publishedAt.map(FieldValueText.format(date:)) ?? "—",
+                    theirs: server.publishedAt.map(FieldValueText.format(date:)) ?? "—"))
         }
         return result
     }

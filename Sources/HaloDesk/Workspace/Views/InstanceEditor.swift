@@ -67,7 +67,9 @@ final class InstanceEditor {
         metadataLabel = try builder.object("metadata_label")
         fieldsBox = try builder.object("fields_box")
         nameEntry = try builder.object("name_entry")
-        nameEntry.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
+        nameEntry.onChanged { [weak self] in
+            guard let self else { return }; self.markDirty()
+        }
     }
 
     /// Shows `instance` with the given fields; `isNew` for an instance not yet on the server.
@@ -141,7 +143,9 @@ final class InstanceEditor {
     func showRelationNames(_ names: [String: String]) {
         for (id, buttons) in relationButtons {
             guard let name = names[id] else { continue }
-            buttons.forEach { $0.label = name; $0.setAccessibleLabel("Open related instance \(name)") }
+            buttons.forEach {
+                $0.label = name; $0.setAccessibleLabel("Open related instance \(name)")
+            }
         }
     }
 
@@ -167,22 +171,30 @@ final class InstanceEditor {
     }
 
     private func makeInput(for field: FieldDescriptor, value: JSONValue?) -> FieldInput {
-        let shown = field.kind == .boolean ? "" : (field.kind.isStructured ? value.map(FieldValueText.json) ?? "" : FieldValueText.display(value, kind: field.kind))
+        let shown =
+            field.kind == .boolean
+            ? "" : (field.kind.isStructured ? value.map(FieldValueText.json) ?? "" : FieldValueText.display(value, kind: field.kind))
         switch field.kind {
         case .boolean:
             let toggle = Switch(accessibleLabel: field.name)
             toggle.isOn = value?.boolValue ?? false
-            toggle.onToggled { [weak self] in guard let self else { return }; self.markDirty() }
+            toggle.onToggled { [weak self] in
+                guard let self else { return }; self.markDirty()
+            }
             return .toggle(toggle)
         case .longText, .list, .object, .localized:
             let view = TextView(accessibleLabel: field.name, monospace: field.kind.isStructured)
             view.text = shown
-            view.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
+            view.onChanged { [weak self] in
+                guard let self else { return }; self.markDirty()
+            }
             return .text(view)
         default:
             let entry = Editable.entry(accessibleLabel: field.name, placeholder: field.kind.placeholder)
             entry.text = shown
-            entry.onChanged { [weak self] in guard let self else { return }; self.markDirty() }
+            entry.onChanged { [weak self] in
+                guard let self else { return }; self.markDirty()
+            }
             return .entry(entry)
         }
     }
@@ -219,7 +231,9 @@ final class InstanceEditor {
                 button.addCSSClass("small-pill")
                 button.setAccessibleLabel("Open related instance \(id)")
                 button.tooltip = "Open the related instance"
-                button.onClicked { [weak self] in guard let self else { return }; self.onOpenRelation?(id) }
+                button.onClicked { [weak self] in
+                    guard let self else { return }; self.onOpenRelation?(id)
+                }
                 relationButtons[id, default: []].append(button)
                 row.append(button)
             }

@@ -28,7 +28,9 @@ final class InstanceTable {
         self.pager = pager
         columnView = ColumnView(loaded: try builder.object("instance_table"), model: model)
         widget = try builder.object("instance_scroller")
-        try configure(builder.object("name_column"), sortKey: SortBy.name.rawValue, tooltip: true) { $0.name.isEmpty ? "Untitled" : $0.name }
+        try configure(builder.object("name_column"), sortKey: SortBy.name.rawValue, tooltip: true) {
+            $0.name.isEmpty ? "Untitled" : $0.name
+        }
         try configure(builder.object("updated_column"), sortKey: SortBy.updatedAt.rawValue, numeric: true) { instance in
             DisplayFormat.day(instance.updatedAt ?? instance.createdAt)
         }
@@ -42,11 +44,15 @@ final class InstanceTable {
     }
 
     /// `tooltip`: long texts (names, tags) can be ellipsized, so the cell's tooltip shows them whole.
-    private func configure(_ column: GObjectRef, sortKey: String?, numeric: Bool = false, tooltip: Bool = false,
-                           text: @escaping @MainActor (ContentInstance) -> String) {
+    private func configure(
+        _ column: GObjectRef, sortKey: String?, numeric: Bool = false, tooltip: Bool = false,
+        text: @escaping @MainActor (ContentInstance) -> String
+    ) {
         let pager = pager
         let factory = ListItemFactory<Cell>(
-            makeRow: { let cell = Cell(numeric: numeric); return (cell, cell.label) },
+            makeRow: {
+                let cell = Cell(numeric: numeric); return (cell, cell.label)
+            },
             bind: { cell, position in
                 if let instance = pager.instance(at: position) {
                     let shown = text(instance)
@@ -84,12 +90,19 @@ enum InstanceState: String {
     case draft, scheduled, published, expired, archived, deleted
 
     init(instance: ContentInstance, now: Date = Date()) {
-        if instance.isDeleted(at: now) { self = .deleted }
-        else if instance.isArchived(at: now) { self = .archived }
-        else if instance.isRemoved(at: now) { self = .expired }
-        else if instance.isPublished(at: now) { self = .published }
-        else if instance.publishedAt != nil { self = .scheduled }
-        else { self = .draft }
+        if instance.isDeleted(at: now) {
+            self = .deleted
+        } else if instance.isArchived(at: now) {
+            self = .archived
+        } else if instance.isRemoved(at: now) {
+            self = .expired
+        } else if instance.isPublished(at: now) {
+            self = .published
+        } else if instance.publishedAt != nil {
+            self = .scheduled
+        } else {
+            self = .draft
+        }
     }
 
     var label: String { rawValue.capitalized }
