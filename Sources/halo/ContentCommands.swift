@@ -11,13 +11,29 @@ private func printInstances(_ instances: [ContentInstance], json: Bool) {
     if json {
         printJSON(.array(instances.map(\.wireJSON)))
     } else {
-        printTable(["ID", "NAME", "MODULE", "PUBLISHED", "UPDATED"],
-                   instances.map { [$0.id ?? "-", $0.name, $0.moduleId, date($0.publishedAt), date($0.updatedAt ?? $0.createdAt)] })
+        printTable(
+            ["ID", "NAME", "MODULE", "PUBLISHED", "UPDATED"],
+            instances.map { [$0.id ?? "-", $0.name, $0.moduleId, date($0.publishedAt), date($0.updatedAt ?? $0.createdAt)] })
     }
 }
 
 private func printInstance(_ instance: ContentInstance, json: Bool) {
     if json { printJSON(instance.wireJSON) } else { printInstances([instance], json: false) }
+}
+
+/// One line on stderr when an edit did not simply reach the server through the offline cache:
+/// `halo: warning: the offline cache is unusable (…); the edit was sent directly`, or the edit
+/// waits in the outbox (the server could not be reached; a later edit sends it first).
+private func warn(about outcome: EditOutcome) {
+    let line: String
+    if let notice = outcome.notice {
+        line = notice.prefix(1).lowercased() + notice.dropFirst().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    } else if outcome.isPending {
+        line = "the server could not be reached; the edit waits in the offline outbox and is sent by a later edit"
+    } else {
+        return
+    }
+    FileHandle.standardError.write(Data("halo: warning: \(line)\n".utf8))
 }
 
 /// Reads an instance document (§10 JSON).
@@ -59,7 +75,9 @@ struct Modules: AsyncParsableCommand {
         if global.json {
             printJSON(.array(modules.map(\.wireJSON)))
         } else {
-            printTable(["ID", "NAME", "SINGLE", "UPDATED"], modules.map { [$0.id ?? "-", $0.name ?? "-", $0.isSingle ? "yes" : "no", date($0.updatedAt)] })
+            printTable(
+                ["ID", "NAME", "SINGLE", "UPDATED"],
+                modules.map { [$0.id ?? "-", $0.name ?? "-", $0.isSingle ? "yes" : "no", date($0.updatedAt)] })
         }
     }
 }
@@ -68,10 +86,10 @@ struct Search: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Search content instances.",
         discussion: """
-        Filters are JSON filter trees or expressions: property OP value joined with and/or and
-        parentheses, OP one of = != > < >= <= in !in like, e.g.
-        'price >= 10 and (inStock = true or title like ab)'.
-        """)
+            Filters are JSON filter trees or expressions: property OP value joined with and/or and
+            parentheses, OP one of = != > < >= <= in !in like, e.g.
+            'price >= 10 and (inStock = true or title like ab)'.
+            """)
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "Module name.") var module: String?
     @Option(name: .long, help: "Module id (repeatable).") var moduleId: [String] = []
@@ -92,7 +110,8 @@ struct Search: AsyncParsableCommand {
             for part in sort.split(separator: ",") {
                 let words = part.split(separator: " ")
                 guard let field = words.first.flatMap({ SortBy(rawValue: String($0)) }) else {
-                    throw HaloError.invalidInput(message: "Cannot sort by \"\(part)\"; fields: \(SortBy.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw HaloError.invalidInput(
+                        message: "Cannot sort by \"\(part)\"; fields: \(SortBy.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 let order: SortingOrder = words.count > 1 && words[1].lowercased().hasPrefix("desc") ? .descending : .ascending
                 query = query.addSortBy(field: field, order: order)
@@ -130,7 +149,9 @@ struct Get: AsyncParsableCommand {
         guard let instance = result.instances.first(where: { $0.id == id }) else {
             throw HaloError.server(status: 404, message: "Instance \(id) not found", extra: nil)
         }
-        if global.json { printJSON(instance.wireJSON) } else {
+        if global.json {
+            printJSON(instance.wireJSON)
+        } else {
             printInstance(instance, json: false)
             printJSON(.object(instance.values))
         }
@@ -138,14 +159,17 @@ struct Get: AsyncParsableCommand {
 }
 
 struct Save: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create or update an instance from JSON (stdin or --file); with an id it updates.")
+    static let configuration = CommandConfiguration(
+        abstract: "Create or update an instance from JSON (stdin or --file); with an id it updates.")
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "JSON file ('-' or absent: stdin).") var file: String?
 
     func run() async throws {
         let instance = try readInstance(file)
         let core = try await global.startSession()
-        printInstance(try await core.content.save(instance), json: global.json)
+        let outcome = try await core.content.saveOrQueue(instance)
+        warn(about: outcome)
+        printInstance(outcome.instance, json: global.json)
     }
 }
 
@@ -156,14 +180,18 @@ struct Delete: AsyncParsableCommand {
 
     func run() async throws {
         let core = try await global.startSession()
-        printInstance(try await core.content.delete(instanceId: id), json: global.json)
+        let outcome = try await core.content.deleteOrQueue(instanceId: id)
+        warn(about: outcome)
+        printInstance(outcome.instance, json: global.json)
     }
 }
 
 struct Batch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a batch from JSON (stdin or --file).",
-        discussion: "Input: {\"created\":[…], \"updated\":[…], \"createdOrUpdated\":[…], \"deleted\":[{\"id\":…}], \"truncated\":[{\"module\":…}]}.")
+        discussion:
+            "Input: {\"created\":[…], \"updated\":[…], \"createdOrUpdated\":[…], \"deleted\":[{\"id\":…}], \"truncated\":[{\"module\":…}]}."
+    )
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "JSON file ('-' or absent: stdin).") var file: String?
 
@@ -172,20 +200,31 @@ struct Batch: AsyncParsableCommand {
         let core = try await global.startSession()
         let result = try await core.content.batch(operations: operations)
         if global.json {
-            printJSON(.array(result.operations.map { operation in
-                var object: [String: JSONValue] = ["operation": .string(operation.operation.rawValue), "position": .number(Double(operation.position)),
-                                                   "success": .bool(operation.success)]
-                object["data"] = operation.data
-                return .object(object)
-            }))
+            printJSON(
+                .array(
+                    result.operations.map { operation in
+                        var object: [String: JSONValue] = [
+                            "operation": .string(operation.operation.rawValue), "position": .number(Double(operation.position)),
+                            "success": .bool(operation.success),
+                        ]
+                        object["data"] = operation.data
+                        return .object(object)
+                    }))
         } else {
-            printTable(["OPERATION", "POSITION", "RESULT", "DETAIL"], result.operations.map { operation in
-                [operation.operation.rawValue, String(operation.position), operation.success ? "ok" : "failed",
-                 operation.error.map { "\($0.status) \($0.message)" } ?? operation.instance?.id ?? operation.deletedInstances.map { "\($0) deleted" } ?? ""]
-            })
+            printTable(
+                ["OPERATION", "POSITION", "RESULT", "DETAIL"],
+                result.operations.map { operation in
+                    [
+                        operation.operation.rawValue, String(operation.position), operation.success ? "ok" : "failed",
+                        operation.error.map { "\($0.status) \($0.message)" } ?? operation.instance?.id ?? operation.deletedInstances.map {
+                            "\($0) deleted"
+                        } ?? "",
+                    ]
+                })
         }
         if !result.failed.isEmpty {
-            throw HaloError.server(status: 400, message: "\(result.failed.count) of \(result.operations.count) batch operation(s) failed", extra: nil)
+            throw HaloError.server(
+                status: 400, message: "\(result.failed.count) of \(result.operations.count) batch operation(s) failed", extra: nil)
         }
     }
 
@@ -234,10 +273,16 @@ struct Sync: AsyncParsableCommand {
         let core = try await global.startSession()
         let result = try await core.content.sync(query: query)
         if global.json {
-            printJSON(.object(["syncTimestamp": .number(Double(result.syncTimestamp)), "created": .array(result.created.map(\.wireJSON)),
-                               "updated": .array(result.updated.map(\.wireJSON)), "deleted": .array(result.deleted.map { .object(["id": .string($0)]) })]))
+            printJSON(
+                .object([
+                    "syncTimestamp": .number(Double(result.syncTimestamp)), "created": .array(result.created.map(\.wireJSON)),
+                    "updated": .array(result.updated.map(\.wireJSON)),
+                    "deleted": .array(result.deleted.map { .object(["id": .string($0)]) }),
+                ]))
         } else {
-            print("created \(result.created.count), updated \(result.updated.count), deleted \(result.deleted.count); syncTimestamp \(result.syncTimestamp)")
+            print(
+                "created \(result.created.count), updated \(result.updated.count), deleted \(result.deleted.count); syncTimestamp \(result.syncTimestamp)"
+            )
         }
     }
 }

@@ -58,7 +58,9 @@ struct GlobalOptions: ParsableArguments {
             configuration.appCredentials = Credentials(clientId: id, clientSecret: secret)
         }
         guard configuration.appCredentials != nil else {
-            throw .configuration(message: "No app credentials: pass --client-id and --client-secret, or set CLIENT_ID/CLIENT_SECRET in the configuration file")
+            throw .configuration(
+                message:
+                    "No app credentials: pass --client-id and --client-secret, or set CLIENT_ID/CLIENT_SECRET in the configuration file")
         }
         if let certificates { configuration.certificatesDirectory = URL(fileURLWithPath: certificates, isDirectory: true) }
         if noSslPinning { configuration.disableSSLPinning = true }
@@ -124,7 +126,8 @@ func printTable(_ header: [String], _ rows: [[String]]) {
 /// Prints JSON pretty-printed with sorted keys.
 func printJSON(_ value: JSONValue) {
     if let object = try? JSONSerialization.jsonObject(with: value.data(sortedKeys: true), options: [.fragmentsAllowed]),
-       let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]) {
+        let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+    {
         print(String(decoding: pretty, as: UTF8.self))
     } else {
         print(value.jsonString(sortedKeys: true))

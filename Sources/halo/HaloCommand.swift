@@ -10,15 +10,17 @@ struct HaloCommand: AsyncParsableCommand {
         commandName: "halo",
         abstract: "Scripting client for HALO servers: modules, content search and edition, sync, pocket.",
         discussion: """
-        Server and credentials come from the options, the environment (HALO_SERVER, HALO_CLIENT_ID,
-        HALO_CLIENT_SECRET, HALO_USER, HALO_PASSWORD) or the configuration file
-        ($XDG_CONFIG_HOME/halo-desk/Halo.plist, or --config).
+            Server and credentials come from the options, the environment (HALO_SERVER, HALO_CLIENT_ID,
+            HALO_CLIENT_SECRET, HALO_USER, HALO_PASSWORD) or the configuration file
+            ($XDG_CONFIG_HOME/halo-desk/Halo.plist, or --config).
 
-        Exit codes: 0 ok, 1 usage or configuration error, 2 authentication failed,
-        3 not found, 4 server error, 5 network error (including TLS/pinning failures).
-        """,
-        subcommands: [Login.self, Logout.self, Modules.self, Search.self, Get.self, Save.self, Delete.self,
-                      Batch.self, Sync.self, PocketCommand.self])
+            Exit codes: 0 ok, 1 usage or configuration error, 2 authentication failed,
+            3 not found, 4 server error, 5 network error (including TLS/pinning failures).
+            """,
+        subcommands: [
+            Login.self, Logout.self, Modules.self, Search.self, Get.self, Save.self, Delete.self,
+            Batch.self, Sync.self, PocketCommand.self,
+        ])
 
     /// Runs the command line and exits with the documented codes.
     static func runAndExit() async {

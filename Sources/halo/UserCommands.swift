@@ -22,8 +22,11 @@ struct Login: AsyncParsableCommand {
             throw loginFailure(error)
         }
         if global.json {
-            printJSON(.object(["id": user.userProfile.id.map(JSONValue.string) ?? .null, "email": .string(user.userProfile.email),
-                               "credentialsStored": .bool(user.credentialsStored)]))
+            printJSON(
+                .object([
+                    "id": user.userProfile.id.map(JSONValue.string) ?? .null, "email": .string(user.userProfile.email),
+                    "credentialsStored": .bool(user.credentialsStored),
+                ]))
         } else {
             print("Logged in as \(user.userProfile.email) (\(user.userProfile.id ?? "?"))")
         }
@@ -47,8 +50,9 @@ struct Logout: AsyncParsableCommand {
 }
 
 struct PocketCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pocket", abstract: "Read or write the identified user's pocket.",
-                                                    subcommands: [GetPocket.self, SetPocket.self])
+    static let configuration = CommandConfiguration(
+        commandName: "pocket", abstract: "Read or write the identified user's pocket.",
+        subcommands: [GetPocket.self, SetPocket.self])
 
     struct GetPocket: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "get", abstract: "Print the pocket.")
@@ -64,7 +68,8 @@ struct PocketCommand: AsyncParsableCommand {
 
     struct SetPocket: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Save a pocket from JSON {\"references\":{…},\"data\":{…}} (stdin or --file); null lists are deleted.")
+            commandName: "set",
+            abstract: "Save a pocket from JSON {\"references\":{…},\"data\":{…}} (stdin or --file); null lists are deleted.")
         @OptionGroup var global: GlobalOptions
         @Option(name: .long, help: "JSON file ('-' or absent: stdin).") var file: String?
 

@@ -1,24 +1,29 @@
 import Foundation
 import HaloServer
-@testable import HaloServices
 import Synchronization
 import XCTest
+
+@testable import HaloServices
 
 final class AuthTests: XCTestCase {
     // MARK: Request bodies equal PROTOCOL §7's examples (compared as parsed JSON)
 
     func testRegisterBodyMatchesProtocolExample() throws {
         let auth = AuthProfile(email: "account@mobgen.com", password: "password123", deviceId: "anonymous-xyz")
-        let profile = UserProfile(id: nil, email: "account@mobgen.com", name: "testName", surname: "testSurname",
-                                  displayName: "testName testSurname", profilePictureUrl: "https://…")
+        let profile = UserProfile(
+            id: nil, email: "account@mobgen.com", name: "testName", surname: "testSurname",
+            displayName: "testName testSurname", profilePictureUrl: "https://…")
         let body: JSONValue = .object(["auth": auth.requestJSON(deviceAlias: nil), "profile": profile.requestJSON()])
-        XCTAssertEqual(body, try JSONValue(string: """
-        {
-          "auth":    { "email": "account@mobgen.com", "password": "password123", "deviceId": "anonymous-xyz", "network": "halo" },
-          "profile": { "email": "account@mobgen.com", "name": "testName", "surname": "testSurname",
-                       "displayName": "testName testSurname", "photoUrl": "https://…", "id": null }
-        }
-        """))
+        XCTAssertEqual(
+            body,
+            try JSONValue(
+                string: """
+                    {
+                      "auth":    { "email": "account@mobgen.com", "password": "password123", "deviceId": "anonymous-xyz", "network": "halo" },
+                      "profile": { "email": "account@mobgen.com", "name": "testName", "surname": "testSurname",
+                                   "displayName": "testName testSurname", "photoUrl": "https://…", "id": null }
+                    }
+                    """))
         // displayName falls back to the name (iOS).
         let plain = UserProfile(id: nil, email: "a@b.c", name: "Ann", surname: "", displayName: nil, profilePictureUrl: nil)
         XCTAssertEqual(plain.requestJSON()["displayName"], "Ann")
@@ -26,35 +31,45 @@ final class AuthTests: XCTestCase {
 
     func testLoginBodiesMatchProtocolExamples() throws {
         let halo = AuthProfile(email: "account@mobgen.com", password: "password123")
-        XCTAssertEqual(halo.requestJSON(deviceAlias: "anonymous-xyz"), try JSONValue(string: """
-        {"deviceId":"anonymous-xyz","network":"halo","email":"account@mobgen.com","password":"password123"}
-        """))
+        XCTAssertEqual(
+            halo.requestJSON(deviceAlias: "anonymous-xyz"),
+            try JSONValue(
+                string: """
+                    {"deviceId":"anonymous-xyz","network":"halo","email":"account@mobgen.com","password":"password123"}
+                    """))
         let facebook = AuthProfile(token: "EAAB-facebook-token", network: .facebook)
-        XCTAssertEqual(facebook.requestJSON(deviceAlias: "anonymous-xyz"), try JSONValue(string: """
-        {"deviceId":"anonymous-xyz","network":"facebook","token":"EAAB-facebook-token"}
-        """))
+        XCTAssertEqual(
+            facebook.requestJSON(deviceAlias: "anonymous-xyz"),
+            try JSONValue(
+                string: """
+                    {"deviceId":"anonymous-xyz","network":"facebook","token":"EAAB-facebook-token"}
+                    """))
         let google = AuthProfile(token: "eyJ.google.jwt", network: .google, deviceId: "anonymous-explicit")
-        XCTAssertEqual(google.requestJSON(deviceAlias: "anonymous-xyz"), try JSONValue(string: """
-        {"deviceId":"anonymous-explicit","network":"google","token":"eyJ.google.jwt"}
-        """))
+        XCTAssertEqual(
+            google.requestJSON(deviceAlias: "anonymous-xyz"),
+            try JSONValue(
+                string: """
+                    {"deviceId":"anonymous-explicit","network":"google","token":"eyJ.google.jwt"}
+                    """))
         // No device yet: iOS sent an empty deviceId.
         XCTAssertEqual(halo.requestJSON(deviceAlias: nil)["deviceId"], "")
     }
 
     func testDeviceBodyMatchesProtocolShape() throws {
-        let example = try JSONValue(string: """
-        {
-          "id": "57ea4acc1de50500358d00c0", "appId": 2, "customerId": 1,
-          "alias": "anonymous-citlcgo4d01cv1hqrmfwlujak",
-          "devices": [ { "platform": "ios", "token": "c123" } ],
-          "tags": [ { "id": "56deeb7e669aee2a00bc82ec", "name": "Platform Name", "value": "ios", "tagType": "000000000000000000000001" } ],
-          "createdAt": 1474972364317, "updatedAt": 1474972364317
-        }
-        """)
+        let example = try JSONValue(
+            string: """
+                {
+                  "id": "57ea4acc1de50500358d00c0", "appId": 2, "customerId": 1,
+                  "alias": "anonymous-citlcgo4d01cv1hqrmfwlujak",
+                  "devices": [ { "platform": "ios", "token": "c123" } ],
+                  "tags": [ { "id": "56deeb7e669aee2a00bc82ec", "name": "Platform Name", "value": "ios", "tagType": "000000000000000000000001" } ],
+                  "createdAt": 1474972364317, "updatedAt": 1474972364317
+                }
+                """)
         let device = try Device(wire: example)
         guard case .object(var expected) = example else { return XCTFail() }
-        expected["customerId"] = nil           // server-owned, not sent
-        expected["replaceTokens"] = true       // iOS sends it on every update (§6.2)
+        expected["customerId"] = nil  // server-owned, not sent
+        expected["replaceTokens"] = true  // iOS sends it on every update (§6.2)
         XCTAssertEqual(device.requestJSON(), .object(expected))
         // A new device (create): no id, no replaceTokens, zero timestamps.
         XCTAssertEqual(Device().requestJSON(), try JSONValue(string: #"{"tags":[],"devices":[],"createdAt":0,"updatedAt":0}"#))
@@ -79,7 +94,8 @@ final class AuthTests: XCTestCase {
 
         let registered = try await core.auth.register(
             authProfile: AuthProfile(email: "ann@example.com", password: "correct horse"),
-            userProfile: UserProfile(id: nil, email: "ann@example.com", name: "Ann", surname: "Lee", displayName: nil, profilePictureUrl: nil))
+            userProfile: UserProfile(
+                id: nil, email: "ann@example.com", name: "Ann", surname: "Lee", displayName: nil, profilePictureUrl: nil))
         XCTAssertTrue(registered.id?.hasPrefix("identified-") ?? false, "\(registered)")
         XCTAssertEqual(registered.displayName, "Ann")
         XCTAssertNil(core.auth.currentUser, "registration does not log in")
@@ -88,8 +104,10 @@ final class AuthTests: XCTestCase {
 
         // Registering twice fails with the server's message.
         do {
-            _ = try await core.auth.register(authProfile: AuthProfile(email: "ann@example.com", password: "x"),
-                                             userProfile: UserProfile(id: nil, email: "ann@example.com", name: "A", surname: "", displayName: nil, profilePictureUrl: nil))
+            _ = try await core.auth.register(
+                authProfile: AuthProfile(email: "ann@example.com", password: "x"),
+                userProfile: UserProfile(
+                    id: nil, email: "ann@example.com", name: "A", surname: "", displayName: nil, profilePictureUrl: nil))
             XCTFail("duplicate registration succeeded")
         } catch {
             guard case .server(400, let message, _) = error else { return XCTFail("\(error)") }
@@ -104,7 +122,8 @@ final class AuthTests: XCTestCase {
         } catch {
             XCTAssertEqual(error.httpStatus, 400)
         }
-        let user = try await core.auth.login(authProfile: AuthProfile(email: "ann@example.com", password: "correct horse"), stayLoggedIn: false)
+        let user = try await core.auth.login(
+            authProfile: AuthProfile(email: "ann@example.com", password: "correct horse"), stayLoggedIn: false)
         XCTAssertEqual(user.userProfile.id, registered.id)
         XCTAssertFalse(user.credentialsStored)
         XCTAssertEqual(core.auth.currentUser?.userProfile.email, "ann@example.com")
@@ -119,8 +138,12 @@ final class AuthTests: XCTestCase {
         try await server.server.admin.revokeToken(user.token.accessToken)
         recorder.clear()
         _ = try await core.content.getModules()
-        XCTAssertEqual(recorder.trace, ["GET /api/generalcontent/module → 401", "POST /api/segmentation/identified/login → 200",
-                                        "GET /api/generalcontent/module → 200"])
+        XCTAssertEqual(
+            recorder.trace,
+            [
+                "GET /api/generalcontent/module → 401", "POST /api/segmentation/identified/login → 200",
+                "GET /api/generalcontent/module → 200",
+            ])
 
         let cleared = await core.auth.logout()
         _ = cleared  // false when no keyring is reachable; nothing was stored anyway

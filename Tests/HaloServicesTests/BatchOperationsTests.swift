@@ -33,13 +33,15 @@ final class BatchOperationsTests: XCTestCase {
             "id": "58fa0e8173c4f5001031c5a8", "module": "586a47f836a6b01300ec9f00", "name": "From Linux",
             "values": ["Title": "Hi"], "tags": [], "createdAt": 1_492_610_860_696, "updatedAt": 1_492_782_728_392,
         ]
-        XCTAssertEqual(operations.wireJSON, [
-            "truncated": [["module": "000000000000000000000003"]],
-            "created": [newJSON],
-            "updated": [existingJSON],
-            "createdOrUpdated": [existingJSON],
-            "deleted": [["id": "5874c5f06a3a0d1e00c8039d"], ["id": "58fa0e8173c4f5001031c5a8"]],
-        ])
+        XCTAssertEqual(
+            operations.wireJSON,
+            [
+                "truncated": [["module": "000000000000000000000003"]],
+                "created": [newJSON],
+                "updated": [existingJSON],
+                "createdOrUpdated": [existingJSON],
+                "deleted": [["id": "5874c5f06a3a0d1e00c8039d"], ["id": "58fa0e8173c4f5001031c5a8"]],
+            ])
         // addOperation maps onto the same lists.
         var viaType = BatchOperations()
         try viaType.addOperation(type: .truncate, instance: new)
@@ -52,15 +54,21 @@ final class BatchOperationsTests: XCTestCase {
         let instance: JSONValue = ["id": "i1", "module": "m1", "name": "N", "values": [:], "createdAt": 1]
         let wire: JSONValue = [
             "operations": [
-                ["operation": "truncate", "position": 0, "success": true, "module": "000000000000000000000003",
-                 "data": ["deletedInstances": 3]],
+                [
+                    "operation": "truncate", "position": 0, "success": true, "module": "000000000000000000000003",
+                    "data": ["deletedInstances": 3],
+                ],
                 ["operation": "create", "position": 0, "success": true, "data": instance],
-                ["operation": "update", "position": 0, "success": false,
-                 "data": ["error": ["status": 409, "message": "conflict", "extra": instance, "type": "HaloError"]]],
-                ["operation": "delete", "position": 1, "success": false,
-                 "data": ["error": ["status": 404, "message": "Instance not found", "extra": [:], "type": "HaloError"]]],
+                [
+                    "operation": "update", "position": 0, "success": false,
+                    "data": ["error": ["status": 409, "message": "conflict", "extra": instance, "type": "HaloError"]],
+                ],
+                [
+                    "operation": "delete", "position": 1, "success": false,
+                    "data": ["error": ["status": 404, "message": "Instance not found", "extra": [:], "type": "HaloError"]],
+                ],
                 ["operation": "somethingNew", "position": 0, "success": true],
-            ],
+            ]
         ]
         let result = try BatchResult(wire: wire)
         XCTAssertEqual(result.operations[0].deletedInstances, 3)
@@ -77,8 +85,15 @@ final class BatchOperationsTests: XCTestCase {
 
     func testMalformedResultsAreErrors() {
         XCTAssertThrowsError(try BatchResult(wire: ["operations": "x"]))
-        XCTAssertThrowsError(try BatchResult(wire: ["operations": [["operation": "update", "success": false,
-                                                                     "data": ["error": ["message": "no status"]]]]]))
+        XCTAssertThrowsError(
+            try BatchResult(wire: [
+                "operations": [
+                    [
+                        "operation": "update", "success": false,
+                        "data": ["error": ["message": "no status"]],
+                    ]
+                ]
+            ]))
         XCTAssertThrowsError(try BatchResult(wireData: Data("{\"operations\": [],}".utf8)))
     }
 }

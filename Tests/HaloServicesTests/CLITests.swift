@@ -34,17 +34,24 @@ final class CLITests: XCTestCase {
         }
     }
 
-    func halo(_ arguments: [String], stdin: String? = nil, credentials: Bool = true) throws -> Run {
+    func halo(_ arguments: [String], stdin: String? = nil, credentials: Bool = true, environment extra: [String: String] = [:]) throws
+        -> Run
+    {
         let process = Process()
         process.executableURL = try haloBinary
         var all = arguments
         if credentials {
-            all += ["--server", server.baseURL.absoluteString, "--client-id", server.client.clientId, "--client-secret", server.client.clientSecret]
+            all += [
+                "--server", server.baseURL.absoluteString, "--client-id", server.client.clientId, "--client-secret",
+                server.client.clientSecret,
+            ]
         }
         process.arguments = all
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -56,13 +63,65 @@ final class CLITests: XCTestCase {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// `halo save` / `halo delete` with an offline cache that cannot be opened (its folder's
+    /// parent is a regular file: root ignores file modes, so a chmod would not do) or written
+    /// (a read-only tmpfs, when this machine lets the tests mount one): the edit reaches the
+    /// server, the command succeeds, and one warning line on stderr says the cache is unusable.
+    func testEditsAreSentDirectlyWhenTheOfflineCacheIsUnusable() async throws {
+        let moduleId = try await server.server.admin.addModule(ModuleSpec(name: "Notes", fields: [ModuleField("title", .text)]))
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let notAFolder = home.appendingPathComponent("cache-is-a-file")
+        try Data("x".utf8).write(to: notAFolder)
+        let warning = "halo: warning: the offline cache is unusable ("
+        let suffix = "); the edit was sent directly\n"
+
+        let saved = try halo(
+            ["save", "--json"], stdin: #"{"module":"\#(moduleId)","name":"No cache","values":{"title":"a"}}"#,
+            environment: ["XDG_CACHE_HOME": notAFolder.path])
+        XCTAssertEqual(saved.status, 0, saved.stderr)
+        XCTAssertTrue(saved.stderr.hasPrefix(warning) && saved.stderr.hasSuffix(suffix), saved.stderr)
+        XCTAssertEqual(saved.stderr.filter { $0 == "\n" }.count, 1, "one line on stderr")
+        let id = try XCTUnwrap(try JSONValue(string: saved.stdout)["id"]?.stringValue)
+        let get = try halo(["get", id, "--json"])
+        XCTAssertEqual(get.status, 0, get.stderr)
+        XCTAssertEqual(try JSONValue(string: get.stdout)["name"], "No cache", "the server has it")
+
+        let deleted = try halo(["delete", id, "--json"], environment: ["XDG_CACHE_HOME": notAFolder.path])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertTrue(deleted.stderr.hasPrefix(warning) && deleted.stderr.hasSuffix(suffix), deleted.stderr)
+        XCTAssertEqual(try halo(["get", id]).status, 3, "deleted on the server")
+
+        // A cache that exists but sits on a read-only file system: it opens for reading only.
+        guard let mount = try TmpfsMount.make(sizeKB: 4096) else { throw XCTSkip("mounting a tmpfs is not allowed here") }
+        defer { mount.unmount() }
+        let readOnly = ["XDG_CACHE_HOME": mount.directory.path]
+        let first = try halo(
+            ["save"], stdin: #"{"module":"\#(moduleId)","name":"With a cache","values":{"title":"b"}}"#, environment: readOnly)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(first.stderr, "", "a usable cache: no warning")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: mount.directory.appendingPathComponent("halo-desk").path))
+        try mount.remountReadOnly()
+        let second = try halo(
+            ["save", "--json"], stdin: #"{"module":"\#(moduleId)","name":"Read-only cache","values":{"title":"c"}}"#,
+            environment: readOnly)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.hasPrefix(warning) && second.stderr.hasSuffix(suffix), second.stderr)
+        let secondId = try XCTUnwrap(try JSONValue(string: second.stdout)["id"]?.stringValue)
+        XCTAssertEqual(try JSONValue(string: try halo(["get", secondId, "--json"]).stdout)["name"], "Read-only cache")
     }
 
     func testScriptingCommandsAndExitCodes() async throws {
-        let moduleId = try await server.server.admin.addModule(ModuleSpec(name: "Products", fields: [
-            ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
-        ]))
+        let moduleId = try await server.server.admin.addModule(
+            ModuleSpec(
+                name: "Products",
+                fields: [
+                    ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
+                ]))
         try await server.server.admin.addUser(email: "dora@example.com", password: "dora-pass")
 
         let modules = try halo(["modules", "--json"])
@@ -72,22 +131,28 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(table.stdout.hasPrefix("ID"), table.stdout)
         XCTAssertTrue(table.stdout.contains("Products"))
 
-        let saved = try halo(["save", "--json"], stdin: """
-        {"module":"\(moduleId)","name":"Dear abbey","values":{"title":"abbey","price":50,"inStock":false},"tags":[]}
-        """)
+        let saved = try halo(
+            ["save", "--json"],
+            stdin: """
+                {"module":"\(moduleId)","name":"Dear abbey","values":{"title":"abbey","price":50,"inStock":false},"tags":[]}
+                """)
         XCTAssertEqual(saved.status, 0, saved.stderr)
         let id = try XCTUnwrap(try JSONValue(string: saved.stdout)["id"]?.stringValue)
 
-        let batch = try halo(["batch"], stdin: """
-        {"created":[{"module":"\(moduleId)","name":"Cheap","values":{"title":"xyz","price":1,"inStock":true}}]}
-        """)
+        let batch = try halo(
+            ["batch"],
+            stdin: """
+                {"created":[{"module":"\(moduleId)","name":"Cheap","values":{"title":"xyz","price":1,"inStock":true}}]}
+                """)
         XCTAssertEqual(batch.status, 0, batch.stderr)
         XCTAssertTrue(batch.stdout.contains("create"), batch.stdout)
 
         let search = try halo(["search", "--module", "Products", "--filter", "price >= 10 and (inStock = true or title like ab)", "--json"])
         XCTAssertEqual(search.status, 0, search.stderr)
         XCTAssertEqual(try JSONValue(string: search.stdout)["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue }, [id])
-        let jsonFilter = try halo(["search", "--module", "Products", "--filter", #"{"operation":"<","property":"price","value":10,"type":"number"}"#])
+        let jsonFilter = try halo([
+            "search", "--module", "Products", "--filter", #"{"operation":"<","property":"price","value":10,"type":"number"}"#,
+        ])
         XCTAssertEqual(jsonFilter.status, 0, jsonFilter.stderr)
         XCTAssertTrue(jsonFilter.stdout.contains("Cheap") && !jsonFilter.stdout.contains("abbey"), jsonFilter.stdout)
         let badFilter = try halo(["search", "--filter", "price >>> 3"])
@@ -115,7 +180,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(set.status, 0, set.stderr)
         let pocket = try halo(["pocket", "get", "--reference", "favorites"] + user)
         XCTAssertEqual(pocket.status, 0, pocket.stderr)
-        XCTAssertEqual(try JSONValue(string: pocket.stdout), try JSONValue(string: #"{"references":{"favorites":["a","b"]},"data":{"theme":"dark"}}"#))
+        XCTAssertEqual(
+            try JSONValue(string: pocket.stdout), try JSONValue(string: #"{"references":{"favorites":["a","b"]},"data":{"theme":"dark"}}"#))
         let tooBig = try halo(["pocket", "set"] + user, stdin: #"{"data":{"x":"\#(String(repeating: "y", count: 2100))"}}"#)
         XCTAssertEqual(tooBig.status, 1)
         XCTAssertTrue(tooBig.stderr.contains("limit is 2000"), tooBig.stderr)
@@ -124,15 +190,20 @@ final class CLITests: XCTestCase {
         let wrongPassword = try halo(["pocket", "get", "--user", "dora@example.com", "--password", "nope"])
         XCTAssertEqual(wrongPassword.status, 2, wrongPassword.stderr)
         XCTAssertTrue(wrongPassword.stderr.hasPrefix("halo: auth: Login failed: "), wrongPassword.stderr)
-        let badSecret = try halo(["modules", "--server", server.baseURL.absoluteString, "--client-id", server.client.clientId,
-                                  "--client-secret", "wrong"], credentials: false)
+        let badSecret = try halo(
+            [
+                "modules", "--server", server.baseURL.absoluteString, "--client-id", server.client.clientId,
+                "--client-secret", "wrong",
+            ], credentials: false)
         XCTAssertEqual(badSecret.status, 2, badSecret.stderr)
         XCTAssertTrue(badSecret.stderr.hasPrefix("halo: auth: "), badSecret.stderr)
         XCTAssertEqual(badSecret.stderr.filter { $0 == "\n" }.count, 1, "one line on stderr")
-        let offline = try halo(["modules", "--server", "http://127.0.0.1:9", "--client-id", "a", "--client-secret", "b"], credentials: false)
+        let offline = try halo(
+            ["modules", "--server", "http://127.0.0.1:9", "--client-id", "a", "--client-secret", "b"], credentials: false)
         XCTAssertEqual(offline.status, 5, offline.stderr)
         XCTAssertTrue(offline.stderr.hasPrefix("halo: network: "), offline.stderr)
-        let remoteHTTP = try halo(["modules", "--server", "http://example.com", "--client-id", "a", "--client-secret", "b"], credentials: false)
+        let remoteHTTP = try halo(
+            ["modules", "--server", "http://example.com", "--client-id", "a", "--client-secret", "b"], credentials: false)
         XCTAssertEqual(remoteHTTP.status, 1, remoteHTTP.stderr)
         XCTAssertTrue(remoteHTTP.stderr.contains("loopback"), remoteHTTP.stderr)
         XCTAssertEqual(try halo(["frobnicate"], credentials: false).status, 1)

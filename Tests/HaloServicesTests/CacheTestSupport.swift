@@ -64,7 +64,8 @@ final class OfflineTestServer: @unchecked Sendable {
         guard let method = HTTPMethod(rawValue: method) else { throw HaloError.invalidInput(message: "bad method \(method)") }
         var headers = ["Authorization": authorization]
         if body != nil { headers["Content-Type"] = "application/json" }
-        return try JSONValue(data: try await send(HTTPRequest(method: method, url: url, headers: headers, body: body?.data(sortedKeys: false))))
+        return try JSONValue(
+            data: try await send(HTTPRequest(method: method, url: url, headers: headers, body: body?.data(sortedKeys: false))))
     }
 
     /// An SDK core that talks to this server (or `baseURL`, e.g. a proxy) as the test client,
@@ -87,9 +88,11 @@ final class OfflineTestServer: @unchecked Sendable {
 
     /// Every live instance of the modules as the server has them (search, no pagination), newest first.
     func instances(moduleIds: [String]) async throws -> [JSONValue] {
-        let answer = try await call("POST", "api/generalcontent/instance/search", [
-            "moduleIds": .array(moduleIds.map(JSONValue.string)), "pagination": ["skip": true],
-        ])
+        let answer = try await call(
+            "POST", "api/generalcontent/instance/search",
+            [
+                "moduleIds": .array(moduleIds.map(JSONValue.string)), "pagination": ["skip": true],
+            ])
         return answer.arrayValue ?? []
     }
 

@@ -7,18 +7,22 @@ final class CloudinaryURLTests: XCTestCase {
     private let sample = "https://res.cloudinary.com/demo/image/upload/sample.jpg"
 
     func testProtocolExample() {
-        XCTAssertEqual(CloudinaryURL(url: sample).width(pixels: 200).height(pixels: 100).urlString,
-                       "https://res.cloudinary.com/demo/image/upload/w_200,h_100/sample.jpg")
-        XCTAssertEqual(CloudinaryURL(url: sample).width(pixels: 200).url?.absoluteString,
-                       "https://res.cloudinary.com/demo/image/upload/w_200/sample.jpg")
+        XCTAssertEqual(
+            CloudinaryURL(url: sample).width(pixels: 200).height(pixels: 100).urlString,
+            "https://res.cloudinary.com/demo/image/upload/w_200,h_100/sample.jpg")
+        XCTAssertEqual(
+            CloudinaryURL(url: sample).width(pixels: 200).url?.absoluteString,
+            "https://res.cloudinary.com/demo/image/upload/w_200/sample.jpg")
     }
 
     func testOnlyCloudinaryUploadURLsWithParametersAreRewritten() {
         XCTAssertEqual(CloudinaryURL(url: sample).urlString, sample, "no parameter: nothing inserted")
-        XCTAssertEqual(CloudinaryURL(url: "https://example.com/image/upload/a.jpg").width(pixels: 1).urlString,
-                       "https://example.com/image/upload/a.jpg")
-        XCTAssertEqual(CloudinaryURL(url: "https://res.cloudinary.com/demo/image/fetch/a.jpg").width(pixels: 1).urlString,
-                       "https://res.cloudinary.com/demo/image/fetch/a.jpg")
+        XCTAssertEqual(
+            CloudinaryURL(url: "https://example.com/image/upload/a.jpg").width(pixels: 1).urlString,
+            "https://example.com/image/upload/a.jpg")
+        XCTAssertEqual(
+            CloudinaryURL(url: "https://res.cloudinary.com/demo/image/fetch/a.jpg").width(pixels: 1).urlString,
+            "https://res.cloudinary.com/demo/image/fetch/a.jpg")
     }
 
     func testEveryOptionToken() {
@@ -31,12 +35,14 @@ final class CloudinaryURLTests: XCTestCase {
             .overlayText("Arial_20:Hi").underlay(id: "bg").defaultImage(id: "avatar.png").delay(30)
             .color(identifier: "green").color(rgb: "00ff00").devicePixelRatio(2).page(2).dpi(300)
             .addFlags([.keepIptc, .progressive]).namedTransformation("thumb").addEffect(.negate)
-        XCTAssertEqual(url.parameters, [
-            "w_0.5", "h_0.25", "c_imagga_scale", "ar_16:9", "ar_1.5", "g_face:center", "z_1.2", "x_10", "y_0.1",
-            "x_0.2", "y_20", "q_80.0", "r_5", "r_max", "a_auto_right", "a_12.0", "o_50", "bo_4px_solid_black",
-            "b_blue", "b_rgb:ff0000", "l_logo", "l_text:Arial_20:Hi", "u_bg", "d_avatar.png", "dl_30", "co_green",
-            "co_rgb:00ff00", "dpr_2.0", "pg_2", "dn_300", "fl_keep_iptc.progressive", "t_thumb", "e_negate",
-        ])
+        XCTAssertEqual(
+            url.parameters,
+            [
+                "w_0.5", "h_0.25", "c_imagga_scale", "ar_16:9", "ar_1.5", "g_face:center", "z_1.2", "x_10", "y_0.1",
+                "x_0.2", "y_20", "q_80.0", "r_5", "r_max", "a_auto_right", "a_12.0", "o_50", "bo_4px_solid_black",
+                "b_blue", "b_rgb:ff0000", "l_logo", "l_text:Arial_20:Hi", "u_bg", "d_avatar.png", "dl_30", "co_green",
+                "co_rgb:00ff00", "dpr_2.0", "pg_2", "dn_300", "fl_keep_iptc.progressive", "t_thumb", "e_negate",
+            ])
         XCTAssertTrue(url.urlString.hasPrefix("https://res.cloudinary.com/demo/image/upload/w_0.5,h_0.25,"))
         XCTAssertTrue(url.urlString.hasSuffix(",e_negate/sample.jpg"))
     }

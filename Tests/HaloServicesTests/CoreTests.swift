@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Glibc
 import HaloServer
-@testable import HaloServices
 import Synchronization
 import XCTest
+
+@testable import HaloServices
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A tiny HTTP proxy on loopback in front of the real server: it answers the first requests
 /// with the scripted faults (a 503 envelope, or a dropped connection), then forwards requests
@@ -73,7 +75,8 @@ final class FlakyProxy: @unchecked Sendable {
         while true {
             if let range = buffer.range(of: Data("\r\n\r\n".utf8)) {
                 let head = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 if buffer.count - range.upperBound >= length {
                     let body = buffer[range.upperBound..<range.upperBound + length]
@@ -90,7 +93,9 @@ final class FlakyProxy: @unchecked Sendable {
     private func forward(_ head: String, _ body: Data) -> (Int, Data, String) {
         let lines = head.split(separator: "\r\n")
         let requestLine = lines.first?.split(separator: " ") ?? []
-        guard requestLine.count >= 2, let url = URL(string: target.absoluteString + requestLine[1]) else { return (400, Data(), "text/plain") }
+        guard requestLine.count >= 2, let url = URL(string: target.absoluteString + requestLine[1]) else {
+            return (400, Data(), "text/plain")
+        }
         var request = URLRequest(url: url)
         request.httpMethod = String(requestLine[0])
         for line in lines.dropFirst() {
@@ -103,7 +108,9 @@ final class FlakyProxy: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { data, response, _ in
             let http = response as? HTTPURLResponse
-            result.withLock { $0 = (http?.statusCode ?? 502, data ?? Data(), http?.value(forHTTPHeaderField: "Content-Type") ?? "application/json") }
+            result.withLock {
+                $0 = (http?.statusCode ?? 502, data ?? Data(), http?.value(forHTTPHeaderField: "Content-Type") ?? "application/json")
+            }
             done.signal()
         }.resume()
         done.wait()
@@ -115,19 +122,20 @@ final class CoreTests: XCTestCase {
     // MARK: Configuration
 
     func testPlistAndJSONConfiguration() throws {
-        let plist = Data("""
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0"><dict>
-          <key>CLIENT_ID</key><string>my-client</string>
-          <key>CLIENT_SECRET</key><string>my-secret</string>
-          <key>ENVIRONMENT</key><string>QA</string>
-          <key>DISABLE_SSL_PINNING</key><true/>
-          <key>ENABLE_SYSTEM_TAGS</key><false/>
-          <key>USERNAME</key><string>editor</string>
-          <key>PASSWORD</key><string>pw</string>
-        </dict></plist>
-        """.utf8)
+        let plist = Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict>
+              <key>CLIENT_ID</key><string>my-client</string>
+              <key>CLIENT_SECRET</key><string>my-secret</string>
+              <key>ENVIRONMENT</key><string>QA</string>
+              <key>DISABLE_SSL_PINNING</key><true/>
+              <key>ENABLE_SYSTEM_TAGS</key><false/>
+              <key>USERNAME</key><string>editor</string>
+              <key>PASSWORD</key><string>pw</string>
+            </dict></plist>
+            """.utf8)
         let fromPlist = try HaloConfiguration.parse(plist)
         XCTAssertEqual(fromPlist.appCredentials, Credentials(clientId: "my-client", clientSecret: "my-secret"))
         XCTAssertEqual(fromPlist.userCredentials, Credentials(username: "editor", password: "pw"))
@@ -202,9 +210,13 @@ final class CoreTests: XCTestCase {
         core.retryBaseDelay = 0.05
         core.numberOfRetries = 3
         try await core.startup()
-        XCTAssertEqual(Array(recorder.trace.prefix(5)), ["POST /api/segmentation/appuser → error", "POST /api/segmentation/appuser → 503",
-                                                        "POST /api/segmentation/appuser → 500", "POST /api/segmentation/appuser → 401",
-                                                        "POST /api/oauth/token → 200"])
+        XCTAssertEqual(
+            Array(recorder.trace.prefix(5)),
+            [
+                "POST /api/segmentation/appuser → error", "POST /api/segmentation/appuser → 503",
+                "POST /api/segmentation/appuser → 500", "POST /api/segmentation/appuser → 401",
+                "POST /api/oauth/token → 200",
+            ])
         XCTAssertNotNil(core.device?.id)
 
         // Without retries the first fault is the caller's error, with the server's message.
@@ -273,8 +285,10 @@ final class CoreTests: XCTestCase {
         let error = HaloError(response: HTTPResponse(statusCode: 502, headers: [:], body: Data("<html>Bad gateway</html>".utf8)))
         guard case .server(502, let message, nil) = error else { return XCTFail("\(error)") }
         XCTAssertTrue(message.contains("not valid JSON"), message)
-        let envelope = HaloError(response: HTTPResponse(statusCode: 400, headers: [:],
-                                                        body: Data(#"{"error":{"status":400,"message":"Credentials are not valid","extra":{},"type":"HaloError"}}"#.utf8)))
+        let envelope = HaloError(
+            response: HTTPResponse(
+                statusCode: 400, headers: [:],
+                body: Data(#"{"error":{"status":400,"message":"Credentials are not valid","extra":{},"type":"HaloError"}}"#.utf8)))
         XCTAssertEqual(envelope, .server(status: 400, message: "Credentials are not valid", extra: .object([:])))
         XCTAssertThrowsError(try HTTPResponse(statusCode: 200, headers: [:], body: Data("{".utf8)).json())
     }

@@ -98,8 +98,9 @@ final class FixtureFilesTests: XCTestCase {
         }
         XCTAssertThrowsError(try ContentFixture.decode(SyncResult.self, "android/halo-translations/translationsSyncNullValues.json"))
         XCTAssertThrowsError(try ContentFixture.json("android/halo-framework/testItem.json"))
-        XCTAssertEqual(String(decoding: try ContentFixture.data("android/halo-framework/testItem.json"), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines), "ExampleResponseTestFromNetWork")
+        XCTAssertEqual(
+            String(decoding: try ContentFixture.data("android/halo-framework/testItem.json"), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines), "ExampleResponseTestFromNetWork")
     }
 
     /// The module fixture's defects are the trailing comma only: with it removed, iOS's
@@ -229,7 +230,8 @@ final class FixtureFilesTests: XCTestCase {
             XCTAssertEqual(list.paginationInfo.totalPages, 1, path)
             XCTAssertEqual(ContentFixture.ms(list.modules[1].createdAt), 1_474_036_570_128, path)
         }
-        XCTAssertEqual(try ContentFixture.decode(PaginatedModules.self, "ios/module_list_success_not_paginated.json").paginationInfo.limit, 2)
+        XCTAssertEqual(
+            try ContentFixture.decode(PaginatedModules.self, "ios/module_list_success_not_paginated.json").paginationInfo.limit, 2)
         XCTAssertEqual(try ContentFixture.decode(PaginatedModules.self, "ios/module_list_success_paginated.json").paginationInfo.limit, 10)
 
         let android = try Module.list(wire: ContentFixture.json("android/halo-sdk/getModules.json"))
@@ -318,10 +320,14 @@ final class FixtureFilesTests: XCTestCase {
         XCTAssertEqual(state.map(\.id), ["1", "2"])
         XCTAssertEqual(state.map { $0.string("foo") }, ["bar", "bar updated"])
 
-        let log = SyncLogEntry(result: try SyncResult(
-            wire: ContentFixture.json("android/halo-content/syncUpdateModule.json"), query: SyncQuery(moduleName: "Sample")))
-        XCTAssertEqual(log, SyncLogEntry(moduleId: nil, moduleName: "Sample", syncDate: update.syncDate,
-                                         locale: .englishUnitedStates, creations: 0, updates: 1, deletions: 1))
+        let log = SyncLogEntry(
+            result: try SyncResult(
+                wire: ContentFixture.json("android/halo-content/syncUpdateModule.json"), query: SyncQuery(moduleName: "Sample")))
+        XCTAssertEqual(
+            log,
+            SyncLogEntry(
+                moduleId: nil, moduleName: "Sample", syncDate: update.syncDate,
+                locale: .englishUnitedStates, creations: 0, updates: 1, deletions: 1))
     }
 
     func testTranslationSyncFixtures() throws {
@@ -344,8 +350,9 @@ final class FixtureFilesTests: XCTestCase {
 
     func testBatchFixture() throws {
         let result = try ContentFixture.decode(BatchResult.self, "android/halo-content/batchManipulation.json")
-        XCTAssertEqual(result.operations.map(\.operation),
-                       [.truncate, .truncate, .create, .update, .createOrUpdate, .delete, .delete])
+        XCTAssertEqual(
+            result.operations.map(\.operation),
+            [.truncate, .truncate, .create, .update, .createOrUpdate, .delete, .delete])
         XCTAssertEqual(result.operations.map(\.position), [0, 1, 0, 0, 0, 0, 1])
         XCTAssertEqual(result.succeeded.count, 3)
         XCTAssertEqual(result.failed.count, 4)
@@ -381,21 +388,26 @@ final class FixtureFilesTests: XCTestCase {
             XCTAssertEqual(image.layout, layout)
             XCTAssertEqual(image.url, "http://cdn.shopify.com/s/files/1/0920/5124/t/4/assets/logo.png?1884641834595042276")
         }
-        XCTAssertEqual(try ContentFixture.decode(NotificationImage.self, "android/halo-notifications/testNotification.json"),
-                       NotificationImage(url: "http://myimage.jpg", layout: .expanded))
+        XCTAssertEqual(
+            try ContentFixture.decode(NotificationImage.self, "android/halo-notifications/testNotification.json"),
+            NotificationImage(url: "http://myimage.jpg", layout: .expanded))
         for action in NotificationAction.allCases {
-            let file = "android/halo-notifications/actionNotification\(action.rawValue.prefix(1).uppercased() + action.rawValue.dropFirst()).json"
-            XCTAssertEqual(try ContentFixture.decode(NotificationActivityEvent.self, file),
-                           NotificationActivityEvent(device: "myalias", schedule: "mypushId", action: action))
+            let file =
+                "android/halo-notifications/actionNotification\(action.rawValue.prefix(1).uppercased() + action.rawValue.dropFirst()).json"
+            XCTAssertEqual(
+                try ContentFixture.decode(NotificationActivityEvent.self, file),
+                NotificationActivityEvent(device: "myalias", schedule: "mypushId", action: action))
         }
     }
 
     // MARK: Fixtures of other areas (auth, devices, version, pocket): their JSON values
 
     func testNonContentFixturesHoldTheirValues() throws {
-        for (file, message) in [("login_error", "Credentials are not valid"), ("oauth_failure", "Client not found or invalid secret"),
-                                ("register_error", "Error message from Halo"),
-                                ("segmentation_appuser_failure", "One or more fields have validation problems")] {
+        for (file, message) in [
+            ("login_error", "Credentials are not valid"), ("oauth_failure", "Client not found or invalid secret"),
+            ("register_error", "Error message from Halo"),
+            ("segmentation_appuser_failure", "One or more fields have validation problems"),
+        ] {
             let json = try ContentFixture.json("ios/\(file).json")
             XCTAssertEqual(json["error"]?["message"]?.stringValue, message, file)
             XCTAssertEqual(json["error"]?["type"], "HaloError", file)
@@ -410,7 +422,8 @@ final class FixtureFilesTests: XCTestCase {
         XCTAssertEqual(try ContentFixture.json("android/halo-auth/login.json")["user"]?["name"], "username")
         XCTAssertEqual(try ContentFixture.json("ios/token.json")["refresh_token"], "54kBFdhtSQhccyRp6ppZ2CpnCDTJfypWEDMaK5Ot")
         XCTAssertEqual(try ContentFixture.json("ios/oauth_success.json")["expires_in"], 86_400_000)
-        XCTAssertEqual(try ContentFixture.json("android/halo-sdk/getToken.json")["access_token"], "9pnHeuczzn0ZaKjNSsElk2JeVIstrR34MwUevUYP")
+        XCTAssertEqual(
+            try ContentFixture.json("android/halo-sdk/getToken.json")["access_token"], "9pnHeuczzn0ZaKjNSsElk2JeVIstrR34MwUevUYP")
         XCTAssertEqual(try ContentFixture.json("android/halo-sdk/authenticateToken.json")["token_type"], "Bearer")
         XCTAssertEqual(try ContentFixture.json("ios/register_success.json")["id"], "identified-civ7vppyr1fee0isfzjlkbsk5")
         XCTAssertEqual(try ContentFixture.json("android/halo-auth/register.json")["id"], "identified-civdno2r503g00jqyk1v2us8b")
@@ -418,7 +431,8 @@ final class FixtureFilesTests: XCTestCase {
         XCTAssertEqual(pocket["data"]?["Date"], 1_498_140_119_461)
         XCTAssertEqual(pocket["references"]?["favorites"], ["fav_1", "fav_2"])
         XCTAssertEqual(pocket["references"]?.objectValue?.count, 3)
-        XCTAssertEqual(try ContentFixture.json("android/halo-auth/pocket_filter.json")["references"]?.objectValue?.keys.sorted(), ["favorites"])
+        XCTAssertEqual(
+            try ContentFixture.json("android/halo-auth/pocket_filter.json")["references"]?.objectValue?.keys.sorted(), ["favorites"])
         XCTAssertEqual(try ContentFixture.json("android/halo-sdk/currentVersionServer.json")["minAndroid"], "testVersion")
         XCTAssertEqual(try ContentFixture.json("android/halo-sdk/getOutdatedServerVersion.json")["minAndroid"], "1000")
         XCTAssertEqual(try ContentFixture.json("android/halo-sdk/getValidServerVersion.json")["minIOS"], "1.2.0")
@@ -428,8 +442,12 @@ final class FixtureFilesTests: XCTestCase {
         // Device fixtures: their tags read as Tag models.
         let device = try ContentFixture.json("ios/segmentation_appuser_success.json")
         let tags = try XCTUnwrap(device["tags"]?.arrayValue).map(Tag.init(wire:))
-        XCTAssertEqual(tags, [Tag(id: "56deeb7e669aee2a00bc82ec", name: "Platform Name", value: "ios", tagType: nil),
-                              Tag(id: "56e1b1c43e101b2e00224d0f", name: "female", value: "true", tagType: nil)])
+        XCTAssertEqual(
+            tags,
+            [
+                Tag(id: "56deeb7e669aee2a00bc82ec", name: "Platform Name", value: "ios", tagType: nil),
+                Tag(id: "56e1b1c43e101b2e00224d0f", name: "female", value: "true", tagType: nil),
+            ])
         XCTAssertEqual(device["alias"], "anonymous-citlcgo4d01cv1hqrmfwlujak")
         let android = try ContentFixture.json("android/halo-sdk/deviceResponse.json")
         XCTAssertEqual(android["devices"]?.arrayValue?.first?["token"], "mytoken")
@@ -438,7 +456,8 @@ final class FixtureFilesTests: XCTestCase {
         XCTAssertEqual(added.count, 14)
         XCTAssertEqual(added.filter { $0.tagType == Tag.systemType }.count, 12)
         XCTAssertEqual(added[1], Tag(id: "57ecc02d6a604b00112cb61d", name: "Android Version", value: "6.0", tagType: Tag.systemType))
-        let removed = try XCTUnwrap(ContentFixture.json("android/halo-sdk/removeSegmentationTag.json")["tags"]?.arrayValue).map(Tag.init(wire:))
+        let removed = try XCTUnwrap(ContentFixture.json("android/halo-sdk/removeSegmentationTag.json")["tags"]?.arrayValue).map(
+            Tag.init(wire:))
         XCTAssertEqual(removed.count, 12)
     }
 }

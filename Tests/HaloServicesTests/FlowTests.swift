@@ -1,8 +1,9 @@
 import Foundation
 import HaloServer
-@testable import HaloServices
 import Synchronization
 import XCTest
+
+@testable import HaloServices
 
 /// Records every request the SDK sends and every response it gets (a real NetworkAddon).
 final class RecordingAddon: NetworkAddon {
@@ -39,9 +40,12 @@ final class FlowServer: @unchecked Sendable {
     let client: ClientCredentials
 
     static func start(tokenLifetimeMilliseconds: Int64 = 86_400_000, editorClient: Bool = true) async throws -> FlowServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-sdk-flow-\(UUID().uuidString)", isDirectory: true)
-        let server = try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: directory.appendingPathComponent("server"),
-                                                                                tokenLifetimeMilliseconds: tokenLifetimeMilliseconds, logRequests: false))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "halo-sdk-flow-\(UUID().uuidString)", isDirectory: true)
+        let server = try await HaloServerInstance.start(
+            HaloServerConfiguration(
+                dataDirectory: directory.appendingPathComponent("server"),
+                tokenLifetimeMilliseconds: tokenLifetimeMilliseconds, logRequests: false))
         let client = try await server.admin.addClient(editor: editorClient)
         return FlowServer(server: server, directory: directory, client: client)
     }
@@ -108,18 +112,23 @@ final class FlowTests: XCTestCase {
         core.delegate = delegate
         try await core.startup()
 
-        XCTAssertEqual(Array(recorder.trace.prefix(4)), [
-            "POST /api/segmentation/appuser → 401",
-            "POST /api/oauth/token → 200",
-            "POST /api/segmentation/appuser → 200",
-            "GET /api/authentication/version → 200",
-        ])
+        XCTAssertEqual(
+            Array(recorder.trace.prefix(4)),
+            [
+                "POST /api/segmentation/appuser → 401",
+                "POST /api/oauth/token → 200",
+                "POST /api/segmentation/appuser → 200",
+                "GET /api/authentication/version → 200",
+            ])
         let tokenRequest = try XCTUnwrap(recorder.requests(to: "/api/oauth/token").first)
         XCTAssertEqual(tokenRequest.url.query, "_app")
-        XCTAssertEqual(String(decoding: tokenRequest.body ?? Data(), as: UTF8.self),
-                       "grant_type=client_credentials&client_id=\(server.client.clientId)&client_secret=\(server.client.clientSecret)")
+        XCTAssertEqual(
+            String(decoding: tokenRequest.body ?? Data(), as: UTF8.self),
+            "grant_type=client_credentials&client_id=\(server.client.clientId)&client_secret=\(server.client.clientSecret)")
         XCTAssertEqual(recorder.requests(to: "/api/authentication/version").first?.headers["to-cache"], "86400")
-        XCTAssertEqual(recorder.events.withLock { $0 }, ["willRegisterAddon", "didRegisterAddon", "setup", "startup", "willRegisterDevice", "didRegisterDevice"])
+        XCTAssertEqual(
+            recorder.events.withLock { $0 },
+            ["willRegisterAddon", "didRegisterAddon", "setup", "startup", "willRegisterDevice", "didRegisterDevice"])
         XCTAssertEqual(delegate.calls.withLock { $0 }, 1)
 
         let device = try XCTUnwrap(core.device)
@@ -136,7 +145,8 @@ final class FlowTests: XCTestCase {
 
         // The device file holds no secret.
         let files = try FileManager.default.contentsOfDirectory(atPath: server.configuration().dataDirectory.path)
-        let stored = try String(contentsOf: server.configuration().dataDirectory.appendingPathComponent(try XCTUnwrap(files.first)), encoding: .utf8)
+        let stored = try String(
+            contentsOf: server.configuration().dataDirectory.appendingPathComponent(try XCTUnwrap(files.first)), encoding: .utf8)
         XCTAssertFalse(stored.contains(server.client.clientSecret))
         XCTAssertTrue(stored.contains(id))
 
@@ -148,8 +158,12 @@ final class FlowTests: XCTestCase {
         XCTAssertEqual(second.device?.id, id)
         XCTAssertEqual(secondDelegate.calls.withLock { $0 }, 1)
         let paths = secondRecorder.exchanges.filter { $0.status == 200 }.map { "\($0.request.method.rawValue) \($0.request.url.path)" }
-        XCTAssertEqual(paths, ["POST /api/oauth/token", "GET /api/segmentation/appuser/\(id)", "PUT /api/segmentation/appuser/\(id)",
-                               "GET /api/authentication/version"])
+        XCTAssertEqual(
+            paths,
+            [
+                "POST /api/oauth/token", "GET /api/segmentation/appuser/\(id)", "PUT /api/segmentation/appuser/\(id)",
+                "GET /api/authentication/version",
+            ])
         let put = try XCTUnwrap(secondRecorder.requests(to: "/api/segmentation/appuser/\(id)").last)
         let body = try JSONValue(data: try XCTUnwrap(put.body))
         XCTAssertEqual(body["replaceTokens"], true)
@@ -186,7 +200,9 @@ final class FlowTests: XCTestCase {
         // The completion-handler form reports false.
         let done = expectation(description: "startup handler")
         let result = Mutex<Bool?>(nil)
-        core.startup { success in result.withLock { $0 = success }; done.fulfill() }
+        core.startup { success in
+            result.withLock { $0 = success }; done.fulfill()
+        }
         await fulfillment(of: [done], timeout: 10)
         XCTAssertEqual(result.withLock { $0 }, false)
     }
@@ -199,7 +215,9 @@ final class FlowTests: XCTestCase {
         let (fresh, freshRecorder) = server.makeCore()
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
-                group.addTask { try await fresh.content.search(query: SearchQuery().moduleIds([moduleId]).skipPagination()).instances.count }
+                group.addTask {
+                    try await fresh.content.search(query: SearchQuery().moduleIds([moduleId]).skipPagination()).instances.count
+                }
             }
             for try await count in group { XCTAssertEqual(count, 0) }
         }
@@ -215,7 +233,8 @@ final class FlowTests: XCTestCase {
         try await Task.sleep(nanoseconds: 2_000_000_000)
         recorder.clear()
         _ = try await core.content.getModules()
-        XCTAssertEqual(recorder.trace, ["GET /api/generalcontent/module → 401", "POST /api/oauth/token → 200", "GET /api/generalcontent/module → 200"])
+        XCTAssertEqual(
+            recorder.trace, ["GET /api/generalcontent/module → 401", "POST /api/oauth/token → 200", "GET /api/generalcontent/module → 200"])
         let refresh = String(decoding: recorder.requests(to: "/api/oauth/token").first?.body ?? Data(), as: UTF8.self)
         XCTAssertTrue(refresh.hasPrefix("grant_type=refresh_token&refresh_token="), refresh)
     }
@@ -238,9 +257,12 @@ final class FlowTests: XCTestCase {
     }
 
     func testContentSearchEditBatchAndSync() async throws {
-        let moduleId = try await server.server.admin.addModule(ModuleSpec(name: "Products", fields: [
-            ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
-        ]))
+        let moduleId = try await server.server.admin.addModule(
+            ModuleSpec(
+                name: "Products",
+                fields: [
+                    ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
+                ]))
         let (core, recorder) = server.makeCore()
         try await core.startup()
         let modules = try await core.content.getModules()

@@ -112,10 +112,12 @@ final class ImageLoaderTests: XCTestCase {
     }
 
     func testThumbnailAddressUsesCloudinaryTransformationOnlyForCloudinaryURLs() {
-        XCTAssertEqual(ImageLoader.thumbnailAddress(for: "https://res.cloudinary.com/demo/image/upload/v1/kj.jpg", width: 240, height: 160),
-                       "https://res.cloudinary.com/demo/image/upload/w_240,h_160,c_fill/v1/kj.jpg")
-        XCTAssertEqual(ImageLoader.thumbnailAddress(for: "https://picsum.photos/id/1/600/400", width: 240, height: 160),
-                       "https://picsum.photos/id/1/600/400")
+        XCTAssertEqual(
+            ImageLoader.thumbnailAddress(for: "https://res.cloudinary.com/demo/image/upload/v1/kj.jpg", width: 240, height: 160),
+            "https://res.cloudinary.com/demo/image/upload/w_240,h_160,c_fill/v1/kj.jpg")
+        XCTAssertEqual(
+            ImageLoader.thumbnailAddress(for: "https://picsum.photos/id/1/600/400", width: 240, height: 160),
+            "https://picsum.photos/id/1/600/400")
     }
 
     func testLRUCacheEvictsTheLeastRecentlyUsedWhenOverCapacity() {
@@ -138,8 +140,8 @@ final class ImageLoaderTests: XCTestCase {
     }
 }
 
-private extension Result {
-    var error: Failure? {
+extension Result {
+    fileprivate var error: Failure? {
         if case .failure(let failure) = self { return failure }
         return nil
     }

@@ -17,13 +17,17 @@ final class ModelTests: XCTestCase {
         instance.tagList = [Tag(name: "brand", value: "HALO")]
         instance.publishedAt = Date(timeIntervalSince1970: 1_483_953_114.08)
         instance.createdBy = "not sent on save"
-        XCTAssertEqual(instance.wireJSON, [
-            "module": "000000000000000000000004", "name": "From Linux",
-            "values": ["Title": "The title", "Count": 3, "Published": true, "When": 1_388_298_780_000,
-                       "List": ["a", 1, nil], "Nothing": nil],
-            "tags": [["name": "brand", "value": "HALO", "tagType": "000000000000000000000002"]],
-            "createdAt": 1_484_047_856_141, "publishedAt": 1_483_953_114_080,
-        ])
+        XCTAssertEqual(
+            instance.wireJSON,
+            [
+                "module": "000000000000000000000004", "name": "From Linux",
+                "values": [
+                    "Title": "The title", "Count": 3, "Published": true, "When": 1_388_298_780_000,
+                    "List": ["a", 1, nil], "Nothing": nil,
+                ],
+                "tags": [["name": "brand", "value": "HALO", "tagType": "000000000000000000000002"]],
+                "createdAt": 1_484_047_856_141, "publishedAt": 1_483_953_114_080,
+            ])
         // The full shape reads back equal.
         XCTAssertEqual(try ContentInstance(wire: instance.fullJSON), instance)
         XCTAssertEqual(try ContentInstance(wireData: instance.wireData()).createdBy, nil)
@@ -32,8 +36,10 @@ final class ModelTests: XCTestCase {
     func testTypedAndAnyAccessors() throws {
         let instance = try ContentInstance(wire: [
             "id": "i", "module": "m", "name": "n", "createdAt": 1_475_046_170_087.9997,
-            "values": ["s": "text", "n": 2.5, "i": 7, "b": false, "d": 1_388_298_780_000, "a": [1, 2],
-                       "o": ["k": "v"], "loc": ["en-US": "pen", "es-ES": "bolígrafo"]],
+            "values": [
+                "s": "text", "n": 2.5, "i": 7, "b": false, "d": 1_388_298_780_000, "a": [1, 2],
+                "o": ["k": "v"], "loc": ["en-US": "pen", "es-ES": "bolígrafo"],
+            ],
         ])
         XCTAssertEqual(HaloTimestamp.milliseconds(from: instance.createdAt), 1_475_046_170_088)
         XCTAssertEqual(instance.string("s"), "text")
@@ -77,9 +83,12 @@ final class ModelTests: XCTestCase {
 
     func testToleranceAndErrors() throws {
         // Tags with `type` or `tagType`, values that are not strings, missing isSingle.
-        let module = try Module(wire: ["id": "x", "tags": [
-            ["name": "a", "value": true, "type": "t1"], ["name": "b", "value": 1984, "tagType": "t2"], ["name": "c"],
-        ]])
+        let module = try Module(wire: [
+            "id": "x",
+            "tags": [
+                ["name": "a", "value": true, "type": "t1"], ["name": "b", "value": 1984, "tagType": "t2"], ["name": "c"],
+            ],
+        ])
         XCTAssertFalse(module.isSingle)
         XCTAssertEqual(module.tagList.map(\.value), ["true", "1984", nil])
         XCTAssertEqual(module.tagList.map(\.tagType), ["t1", "t2", nil])
@@ -89,7 +98,8 @@ final class ModelTests: XCTestCase {
         XCTAssertThrowsError(try ContentInstance(wire: ["module": "m", "createdAt": 1, "values": "x"]))
         XCTAssertThrowsError(try ContentInstance(wire: ["name": "no module", "createdAt": 1]))
         XCTAssertThrowsError(try ContentInstance(wire: ["module": "m"])) { error in
-            XCTAssertEqual(error as? HaloError, .invalidResponse(status: nil, message: "The content instance has no \"createdAt\" timestamp."))
+            XCTAssertEqual(
+                error as? HaloError, .invalidResponse(status: nil, message: "The content instance has no \"createdAt\" timestamp."))
         }
         XCTAssertThrowsError(try ContentInstance(wire: [1, 2]))
         XCTAssertThrowsError(try PaginatedContentInstances(wire: "text"))
@@ -107,8 +117,10 @@ final class ModelTests: XCTestCase {
         for valid in ["{}", "[]", "0", "-1.5e+3", "\"a\\u00e9\\n\"", "{\"a\":[1,{\"b\":null}],\"c\":true}", " [ false ] "] {
             XCTAssertNoThrow(try StrictJSONSyntax.validate(Data(valid.utf8)), valid)
         }
-        for invalid in ["", "[1,]", "{\"a\":1,}", "[01]", "[1.]", "{a:1}", "\"\\x\"", "[1] 2", "tru", "[\"a\nb\"]",
-                        String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {
+        for invalid in [
+            "", "[1,]", "{\"a\":1,}", "[01]", "[1.]", "{a:1}", "\"\\x\"", "[1] 2", "tru", "[\"a\nb\"]",
+            String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+        ] {
             XCTAssertThrowsError(try StrictJSONSyntax.validate(Data(invalid.utf8)), invalid)
         }
     }
@@ -129,8 +141,10 @@ final class ModelTests: XCTestCase {
 
     /// Every truncation of a real answer is a typed error, never a crash or a partial model.
     func testTruncatedAnswersAreErrors() throws {
-        for file in ["ios/content_instance.json", "android/halo-content/batchManipulation.json",
-                     "android/halo-content/syncUpdateModule.json", "ios/module_list_success_paginated.json"] {
+        for file in [
+            "ios/content_instance.json", "android/halo-content/batchManipulation.json",
+            "android/halo-content/syncUpdateModule.json", "ios/module_list_success_paginated.json",
+        ] {
             let data = try ContentFixture.data(file)
             for length in stride(from: 0, to: data.count - 1, by: 7) {
                 let prefix = data.prefix(length)

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
-@testable import HaloServices
 import XCTest
+
+@testable import HaloServices
 
 /// A real TLS server on loopback: `openssl s_server -www` with a self-signed certificate made
 /// for the test. `-www` answers any GET with an HTML status page.
@@ -16,8 +17,12 @@ final class LocalTLSServer {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let certificate = folder.appendingPathComponent("\(name).pem")
         let key = folder.appendingPathComponent("\(name).key")
-        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path])
+        try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
+            ])
         return (certificate, key)
     }
 
@@ -56,7 +61,8 @@ final class LocalTLSServer {
             if chunk.isEmpty { break }
             buffer += String(decoding: chunk, as: UTF8.self)
             if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
-               let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            {
                 found = port
             }
         }
@@ -100,7 +106,9 @@ final class NetworkTests: XCTestCase {
         // The same certificate in DER form (.cer) gives the same hash.
         let derFolder = temp.appendingPathComponent("der")
         try FileManager.default.createDirectory(at: derFolder, withIntermediateDirectories: true)
-        try LocalTLSServer.run("/usr/bin/openssl", ["x509", "-in", certificate.path, "-outform", "der", "-out", derFolder.appendingPathComponent("a.cer").path])
+        try LocalTLSServer.run(
+            "/usr/bin/openssl",
+            ["x509", "-in", certificate.path, "-outform", "der", "-out", derFolder.appendingPathComponent("a.cer").path])
         XCTAssertEqual(try PinnedPublicKeys(certificatesIn: derFolder).sha256Base64, [expected])
     }
 
@@ -123,7 +131,8 @@ final class NetworkTests: XCTestCase {
         let transport = CurlTransport()
 
         let pinned = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("server"))
-        let response = try await transport.perform(HTTPRequest(method: .get, url: server.url), options: TransferOptions(trust: .pinned(pinned)))
+        let response = try await transport.perform(
+            HTTPRequest(method: .get, url: server.url), options: TransferOptions(trust: .pinned(pinned)))
         XCTAssertEqual(response.statusCode, 200)
         XCTAssertTrue(String(decoding: response.body, as: UTF8.self).contains("s_server"))
 
@@ -151,8 +160,9 @@ final class NetworkTests: XCTestCase {
         defer { server.stop() }
         let pinned = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("server"))
         do {
-            _ = try await CurlTransport().perform(HTTPRequest(method: .get, url: server.url),
-                                                  options: TransferOptions(maximumResponseBytes: 64, trust: .pinned(pinned)))
+            _ = try await CurlTransport().perform(
+                HTTPRequest(method: .get, url: server.url),
+                options: TransferOptions(maximumResponseBytes: 64, trust: .pinned(pinned)))
             XCTFail("a response over the limit was accepted")
         } catch {
             guard case .invalidResponse(_, let message) = error else { return XCTFail("\(error)") }
@@ -163,7 +173,8 @@ final class NetworkTests: XCTestCase {
     func testPlainHTTPOnlyForLoopback() async throws {
         let transport = CurlTransport()
         do {
-            _ = try await transport.perform(HTTPRequest(method: .get, url: URL(string: "http://example.com/api")!), options: TransferOptions())
+            _ = try await transport.perform(
+                HTTPRequest(method: .get, url: URL(string: "http://example.com/api")!), options: TransferOptions())
             XCTFail("plain http to a remote host was allowed")
         } catch {
             guard case .configuration(let message) = error else { return XCTFail("\(error)") }
@@ -180,7 +191,8 @@ final class NetworkTests: XCTestCase {
     func testConnectionRefusedIsANetworkError() async throws {
         // Bind then close a socket to find a port nobody listens on.
         do {
-            _ = try await CurlTransport().perform(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:9/")!), options: TransferOptions())
+            _ = try await CurlTransport().perform(
+                HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:9/")!), options: TransferOptions())
             XCTFail("expected a network error")
         } catch {
             guard case .network = error else { return XCTFail("\(error)") }
@@ -194,8 +206,9 @@ final class NetworkTests: XCTestCase {
         let pinned = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("server"))
         let url = server.url
         let task = Task {
-            try await CurlTransport().perform(HTTPRequest(method: .put, url: url, body: Data("x".utf8)),
-                                              options: TransferOptions(trust: .pinned(pinned)))
+            try await CurlTransport().perform(
+                HTTPRequest(method: .put, url: url, body: Data("x".utf8)),
+                options: TransferOptions(trust: .pinned(pinned)))
         }
         try await Task.sleep(nanoseconds: 300_000_000)
         let start = Date()

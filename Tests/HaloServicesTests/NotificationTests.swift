@@ -45,8 +45,9 @@ final class NotificationTests: XCTestCase {
         let twoFactor = HaloNotification(payload: ["type": "2_factor", "code": "123456"])
         XCTAssertEqual(twoFactor.type, .twoFactor)
         XCTAssertEqual(twoFactor.code, "123456")
-        XCTAssertEqual(HaloNotification(payload: ["type": "2_FACTOR", "content_available": "1"]).type, .silent,
-                       "silent wins over two-factor")
+        XCTAssertEqual(
+            HaloNotification(payload: ["type": "2_FACTOR", "content_available": "1"]).type, .silent,
+            "silent wins over two-factor")
         XCTAssertEqual(HaloNotification(payload: ["type": "other"]).type, .normal)
     }
 
@@ -72,12 +73,14 @@ final class NotificationTests: XCTestCase {
         let notification = HaloNotification(payload: ["scheduleId": "mypushId"])
         for action in NotificationAction.allCases {
             let event = try XCTUnwrap(NotificationActivityEvent(notification: notification, deviceAlias: "myalias", action: action))
-            let file = "android/halo-notifications/actionNotification\(action.rawValue.prefix(1).uppercased() + action.rawValue.dropFirst()).json"
+            let file =
+                "android/halo-notifications/actionNotification\(action.rawValue.prefix(1).uppercased() + action.rawValue.dropFirst()).json"
             XCTAssertEqual(event.wireJSON, try ContentFixture.json(file), "the server's echo equals what was sent")
         }
         let withPlatform = NotificationActivityEvent(device: "a", schedule: "s", action: .open, platform: "android")
         XCTAssertEqual(withPlatform.wireJSON, ["device": "a", "schedule": "s", "action": "open", "platform": "android"])
-        XCTAssertEqual(withPlatform.formFields.map { "\($0.name)=\($0.value)" }, ["device=a", "schedule=s", "action=open", "platform=android"])
+        XCTAssertEqual(
+            withPlatform.formFields.map { "\($0.name)=\($0.value)" }, ["device=a", "schedule=s", "action=open", "platform=android"])
         XCTAssertNil(NotificationActivityEvent(notification: HaloNotification(payload: [:]), deviceAlias: "a", action: .open))
         XCTAssertThrowsError(try NotificationActivityEvent(wire: ["device": "a", "schedule": "s", "action": "explode"]))
     }

@@ -17,8 +17,9 @@ final class OfflinePolicyTests: XCTestCase {
 
     /// The module list over the network (E12), as the policy's `load`.
     private func loadModules(from baseURL: URL, authorization: String) async throws -> (value: [Module], body: Data) {
-        let request = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("api/generalcontent/module"),
-                                  headers: ["Authorization": authorization])
+        let request = HTTPRequest(
+            method: .get, url: baseURL.appendingPathComponent("api/generalcontent/module"),
+            headers: ["Authorization": authorization])
         let body = try await OfflineTestServer.send(request)
         return (try Module.list(wire: JSONValue(data: body)), body)
     }

@@ -157,11 +157,15 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertTrue(queuedEdit.isPending)
         XCTAssertTrue(queuedDeletion.isPending)
 
-        func offlineViews() async throws -> (search: [ContentInstance], synced: [ContentInstance], changed: [ContentInstance], doomed: [ContentInstance]) {
+        func offlineViews() async throws -> (
+            search: [ContentInstance], synced: [ContentInstance], changed: [ContentInstance], doomed: [ContentInstance]
+        ) {
             let search = try await app.content.search(query: everything, offlinePolicy: .returnLocalDataDontLoad).instances
             let byId = { (id: String?) async throws -> [ContentInstance] in
-                try await app.content.search(query: SearchQuery().instanceIds([id ?? ""]).skipPagination(),
-                                             offlinePolicy: .returnLocalDataDontLoad).instances
+                try await app.content.search(
+                    query: SearchQuery().instanceIds([id ?? ""]).skipPagination(),
+                    offlinePolicy: .returnLocalDataDontLoad
+                ).instances
             }
             return (search, app.content.getSyncedInstances(moduleId: module), try await byId(changed.id), try await byId(doomed.id))
         }
@@ -187,8 +191,9 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertNotEqual(serverCopy.updatedAt, changed.updatedAt)
         XCTAssertEqual(sent.doomed, [])
         XCTAssertEqual(sent.search.count, 5)
-        XCTAssertEqual(try app.offlineCache().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_outbox_base") }, 0,
-                       "nothing is shadowed any more")
+        XCTAssertEqual(
+            try app.offlineCache().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_outbox_base") }, 0,
+            "nothing is shadowed any more")
     }
 
     func testDiscardingOrTakingTheirsPutsTheServersCopyBackInTheCache() async throws {
@@ -198,7 +203,9 @@ final class OutboxCompletenessTests: XCTestCase {
         let outbox = Outbox(cache: cache, core: try server.core(baseURL: unreachableURL()))
         let original = try await remote().sorted { ($0.id ?? "") < ($1.id ?? "") }
         func cachedName(_ instance: ContentInstance) throws -> String? {
-            try cache.read { db in try ContentTables.instance(id: instance.id ?? "", in: db) }.flatMap { $0.deletedAt == nil ? $0.name : nil }
+            try cache.read { db in try ContentTables.instance(id: instance.id ?? "", in: db) }.flatMap {
+                $0.deletedAt == nil ? $0.name : nil
+            }
         }
 
         // A discarded update and a discarded deletion: the server's copies come back.
@@ -224,8 +231,9 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertEqual(try cachedName(original[2]), "My version", "both kept; mine still shown until settled")
         try online.resolve(try XCTUnwrap(online.conflicts().first), keeping: .takeTheirs)
         XCTAssertEqual(try cachedName(original[2]), "Their version")
-        XCTAssertEqual(try cache.read { db in try ContentTables.instance(id: original[2].id ?? "", in: db)?.updatedAt },
-                       try theirs.storedForm().updatedAt)
+        XCTAssertEqual(
+            try cache.read { db in try ContentTables.instance(id: original[2].id ?? "", in: db)?.updatedAt },
+            try theirs.storedForm().updatedAt)
         XCTAssertEqual(try online.entries(), [])
     }
 
@@ -269,7 +277,8 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertEqual(report.sent.count, 5)
         // The server's clock stamps every change: its order is the order the edits arrived in.
         let stamps = report.sent.map { $0.deletedAt ?? $0.updatedAt ?? $0.createdAt }
-        XCTAssertEqual(report.sent.map(\.name), ["First, created", "Second, updated", original[1].name, "Fourth, created", "Fifth, updated"])
+        XCTAssertEqual(
+            report.sent.map(\.name), ["First, created", "Second, updated", original[1].name, "Fourth, created", "Fifth, updated"])
         XCTAssertEqual(stamps.compactMap { $0 }, stamps.compactMap { $0 }.sorted())
         XCTAssertEqual(stamps.compactMap { $0 }.count, 5)
     }

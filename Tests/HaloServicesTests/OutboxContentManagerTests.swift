@@ -53,9 +53,11 @@ final class OutboxContentManagerTests: XCTestCase {
             expected[try XCTUnwrap(before[1].id)] = nil
             let new = after.filter { !expected.keys.contains($0.id ?? "") }
             XCTAssertEqual(new.map(\.name), ["Written offline, then renamed"])
-            XCTAssertEqual(Dictionary(uniqueKeysWithValues: after.filter { expected.keys.contains($0.id ?? "") }.compactMap { instance in
-                instance.id.map { ($0, instance.name) }
-            }), expected)
+            XCTAssertEqual(
+                Dictionary(
+                    uniqueKeysWithValues: after.filter { expected.keys.contains($0.id ?? "") }.compactMap { instance in
+                        instance.id.map { ($0, instance.name) }
+                    }), expected)
             XCTAssertEqual(after.count, 5)
 
             // Online again: an edit goes straight to the server.

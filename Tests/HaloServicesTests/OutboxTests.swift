@@ -18,9 +18,11 @@ final class OutboxTests: XCTestCase {
     }
 
     private func serverInstance(_ id: String) async throws -> ContentInstance? {
-        let answer = try await server.call("POST", "api/generalcontent/instance/search", [
-            "instanceIds": [.string(id)], "pagination": ["skip": true],
-        ])
+        let answer = try await server.call(
+            "POST", "api/generalcontent/instance/search",
+            [
+                "instanceIds": [.string(id)], "pagination": ["skip": true],
+            ])
         return try answer.arrayValue?.first.map(ContentInstance.init(wire:))
     }
 

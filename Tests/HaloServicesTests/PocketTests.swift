@@ -1,7 +1,9 @@
 import Foundation
+import HaloContentStore
 import HaloServer
-@testable import HaloServices
 import XCTest
+
+@testable import HaloServices
 
 final class PocketTests: XCTestCase {
     func testHelpersAndSaveBody() throws {
@@ -12,12 +14,15 @@ final class PocketTests: XCTestCase {
         XCTAssertTrue(pocket.removeReference(key: "newsCollection", value: "new_2"))
         XCTAssertFalse(pocket.removeReference(key: "newsCollection", value: "absent"))
         XCTAssertFalse(pocket.removeReference(key: "nothing", value: "fav_1"))
-        pocket.setData(["Title": "userName", "Id": "132224", "Date": 1498140119461] as [String: Any])
+        pocket.setData(["Title": "userName", "Id": "132224", "Date": 1_498_140_119_461] as [String: Any])
         // PROTOCOL §8.1's example pocket.
-        XCTAssertEqual(pocket.wireJSON, try JSONValue(string: """
-        { "references": { "favorites": ["fav_1", "fav_2"], "newsCollection": ["new_1"] },
-          "data": { "Title": "userName", "Id": "132224", "Date": 1498140119461 } }
-        """))
+        XCTAssertEqual(
+            pocket.wireJSON,
+            try JSONValue(
+                string: """
+                    { "references": { "favorites": ["fav_1", "fav_2"], "newsCollection": ["new_1"] },
+                      "data": { "Title": "userName", "Id": "132224", "Date": 1498140119461 } }
+                    """))
         // Removed lists are sent as null so the server deletes them (§8.2).
         pocket.removeReferences(key: "favorites")
         XCTAssertEqual(pocket.wireJSON["references"]?["favorites"], .null)
@@ -106,5 +111,72 @@ final class PocketTests: XCTestCase {
             XCTAssertTrue(message.contains("2000"), message)
         }
         XCTAssertTrue(recorder.exchanges.isEmpty, "nothing may be sent")
+
+        // Measured in Unicode scalars (PocketLimits.dataLength), not graphemes: a letter and 3,000
+        // combining acute accents is 1 grapheme but 3,001 scalars, far over the limit.
+        let accents = "e" + String(repeating: "\u{301}", count: 3000)
+        XCTAssertEqual(accents.count, 1)
+        XCTAssertEqual(accents.unicodeScalars.count, 3001)
+        let combining = Pocket()
+        combining.setData(["d": .string(accents)])
+        do {
+            _ = try await core.auth.savePocket(combining)
+            XCTFail("3,001 scalars of pocket data were sent")
+        } catch {
+            guard case .invalidInput(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("limit is 2000"), message)
+        }
+        XCTAssertTrue(recorder.exchanges.isEmpty, "nothing may be sent")
+    }
+
+    func testTheSharedLimitsAreTheOnesChecked() throws {
+        XCTAssertEqual(Pocket.dataCharacterLimit, PocketLimits.dataCharacters)
+        let data: [String: JSONValue] = ["d": .string("e" + String(repeating: "\u{301}", count: 3000))]
+        XCTAssertGreaterThan(PocketLimits.dataLength(data), PocketLimits.dataCharacters)
+    }
+
+    /// The reference caps of `PocketLimits` are checked before sending, each with a message that
+    /// names the list and the limit; at each limit the pocket passes.
+    func testReferenceCapsAreCheckedBeforeSending() throws {
+        func refusal(_ pocket: Pocket) -> String? {
+            do { try pocket.validate(); return nil } catch {
+                guard case .invalidInput(let message) = error else { return "unexpected \(error)" }
+                return message
+            }
+        }
+
+        let manyLists = Pocket()
+        for n in 0..<PocketLimits.referenceLists { manyLists.setReferences(key: "list\(n)", values: ["x"]) }
+        XCTAssertNil(refusal(manyLists))
+        manyLists.removeReferences(key: "gone")  // a removal (null) adds no list
+        XCTAssertNil(refusal(manyLists))
+        manyLists.setReferences(key: "one-too-many", values: [])
+        let tooManyLists = try XCTUnwrap(refusal(manyLists))
+        XCTAssertTrue(tooManyLists.contains("\(PocketLimits.referenceLists + 1) reference lists"), tooManyLists)
+        XCTAssertTrue(tooManyLists.contains("limit is \(PocketLimits.referenceLists)"), tooManyLists)
+
+        let longList = Pocket()
+        longList.setReferences(key: "favorites", values: (0..<PocketLimits.entriesPerList).map { "fav_\($0)" })
+        XCTAssertNil(refusal(longList))
+        longList.addReference(key: "favorites", value: "one more")
+        let tooLong = try XCTUnwrap(refusal(longList))
+        XCTAssertTrue(tooLong.contains("\"favorites\""), tooLong)
+        XCTAssertTrue(tooLong.contains("limit is \(PocketLimits.entriesPerList)"), tooLong)
+
+        let entry = Pocket()
+        entry.setReferences(key: "news", values: ["ok", String(repeating: "n", count: PocketLimits.referenceLength)])
+        XCTAssertNil(refusal(entry))
+        // Scalars again: 1 grapheme, referenceLength + 1 scalars.
+        entry.addReference(key: "news", value: "e" + String(repeating: "\u{301}", count: PocketLimits.referenceLength))
+        let longEntry = try XCTUnwrap(refusal(entry))
+        XCTAssertTrue(longEntry.contains("Entry 3") && longEntry.contains("\"news\""), longEntry)
+        XCTAssertTrue(longEntry.contains("limit is \(PocketLimits.referenceLength)"), longEntry)
+
+        let name = Pocket()
+        name.setReferences(key: String(repeating: "k", count: PocketLimits.referenceLength), values: ["a"])
+        XCTAssertNil(refusal(name))
+        name.setReferences(key: String(repeating: "k", count: PocketLimits.referenceLength + 1), values: ["a"])
+        let longName = try XCTUnwrap(refusal(name))
+        XCTAssertTrue(longName.contains("list name") && longName.contains("limit is \(PocketLimits.referenceLength)"), longName)
     }
 }

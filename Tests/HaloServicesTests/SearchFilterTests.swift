@@ -9,14 +9,15 @@ final class SearchFilterTests: XCTestCase {
     private let t = Date(timeIntervalSince1970: 1_700_000_000)  // 1700000000000 ms
 
     func testPublishedExampleOfProtocol() throws {
-        let expected = try JSONValue(string: """
-            { "condition": "and", "operands": [
-              { "operation": "<=", "property": "publishedAt", "value": 1700000000000, "type": "date" },
-              { "operation": "=",  "property": "deletedAt",   "value": null,          "type": "null" },
-              { "condition": "or", "operands": [
-                  { "operation": ">", "property": "removedAt", "value": 1700000000000, "type": "date" },
-                  { "operation": "=", "property": "removedAt", "value": null,          "type": "null" } ] } ] }
-            """)
+        let expected = try JSONValue(
+            string: """
+                { "condition": "and", "operands": [
+                  { "operation": "<=", "property": "publishedAt", "value": 1700000000000, "type": "date" },
+                  { "operation": "=",  "property": "deletedAt",   "value": null,          "type": "null" },
+                  { "condition": "or", "operands": [
+                      { "operation": ">", "property": "removedAt", "value": 1700000000000, "type": "date" },
+                      { "operation": "=", "property": "removedAt", "value": null,          "type": "null" } ] } ] }
+                """)
         let built = and(
             lte(property: "publishedAt", value: t),
             eq(property: "deletedAt", value: nil),
@@ -26,7 +27,8 @@ final class SearchFilterTests: XCTestCase {
     }
 
     func testInExampleOfProtocol() throws {
-        let expected = try JSONValue(string: #"{ "operation": "in", "property": "Artwork ID", "value": ["1", "2", "3"], "type": "string" }"#)
+        let expected = try JSONValue(
+            string: #"{ "operation": "in", "property": "Artwork ID", "value": ["1", "2", "3"], "type": "string" }"#)
         XCTAssertEqual(valueIn(property: "Artwork ID", value: ["1", "2", "3"]).body, expected)
         XCTAssertEqual(try SearchFilter.parse(expression: #""Artwork ID" in ["1", "2", "3"]"#).body, expected)
     }
@@ -45,8 +47,9 @@ final class SearchFilterTests: XCTestCase {
         XCTAssertEqual(valueIn(property: "a", value: [t]).body["type"], "date")
         XCTAssertEqual(eq(property: "a", value: 1_700_000_000_000, type: "date").body["type"], "date")
         XCTAssertEqual(eq(property: "a", value: "x", type: "custom").body["type"], "custom")
-        XCTAssertEqual(like(property: "Title", value: "road").body,
-                       ["operation": "like", "property": "Title", "value": "road", "type": "string"])
+        XCTAssertEqual(
+            like(property: "Title", value: "road").body,
+            ["operation": "like", "property": "Title", "value": "road", "type": "string"])
         XCTAssertEqual(neq(property: "a", value: 1).body["operation"], "!=")
         XCTAssertEqual(valueNotIn(property: "a", value: ["x"]).body["operation"], "!in")
         XCTAssertEqual(gte(property: "a", value: 1).body["operation"], ">=")
@@ -65,16 +68,17 @@ final class SearchFilterTests: XCTestCase {
             neq(property: "name", value: "July Young"),
             valueIn(property: "name", value: ["Forever alone", "Fake name"])
         )
-        let expected = try JSONValue(string: """
-            {"condition":"and","operands":[
-              {"condition":"or","operands":[
+        let expected = try JSONValue(
+            string: """
                 {"condition":"and","operands":[
-                  {"operation":">=","property":"age","value":18,"type":"number"},
-                  {"operation":"<","property":"age","value":100,"type":"number"}]},
-                {"operation":"=","property":"registration","value":null,"type":"null"}]},
-              {"operation":"!=","property":"name","value":"July Young","type":"string"},
-              {"operation":"in","property":"name","value":["Forever alone","Fake name"],"type":"string"}]}
-            """)
+                  {"condition":"or","operands":[
+                    {"condition":"and","operands":[
+                      {"operation":">=","property":"age","value":18,"type":"number"},
+                      {"operation":"<","property":"age","value":100,"type":"number"}]},
+                    {"operation":"=","property":"registration","value":null,"type":"null"}]},
+                  {"operation":"!=","property":"name","value":"July Young","type":"string"},
+                  {"operation":"in","property":"name","value":["Forever alone","Fake name"],"type":"string"}]}
+                """)
         XCTAssertEqual(searchFilter.body, expected)
     }
 
@@ -82,22 +86,54 @@ final class SearchFilterTests: XCTestCase {
         let now = t
         let since = Date(timeIntervalSince1970: 1_600_000_000)
         func node(_ op: String, _ property: String, _ value: JSONValue) -> JSONValue {
-            ["operation": .string(op), "property": .string(property), "value": value,
-             "type": value.isNull ? "null" : "date"]
+            [
+                "operation": .string(op), "property": .string(property), "value": value,
+                "type": value.isNull ? "null" : "date",
+            ]
         }
         let nowMs: JSONValue = 1_700_000_000_000
-        XCTAssertEqual(SearchFilter.drafts().body, ["condition": "and", "operands": [
-            node("=", "publishedAt", nil), node("=", "archivedAt", nil), node("=", "removedAt", nil), node("=", "deletedAt", nil)]])
-        XCTAssertEqual(SearchFilter.lastUpdated(since: since, now: now).body, ["condition": "and", "operands": [
-            node(">=", "updatedAt", 1_600_000_000_000), node("<=", "updatedAt", nowMs), node("=", "deletedAt", nil)]])
-        XCTAssertEqual(SearchFilter.archived(now: now).body, ["condition": "and", "operands": [
-            node("<=", "archivedAt", nowMs), node("=", "removedAt", nil), node("=", "deletedAt", nil)]])
-        XCTAssertEqual(SearchFilter.expired(now: now).body, ["condition": "and", "operands": [
-            node("<=", "removedAt", nowMs), node("=", "deletedAt", nil)]])
-        XCTAssertEqual(SearchFilter.published(now: now).body, ["condition": "and", "operands": [
-            node("<=", "publishedAt", nowMs),
-            ["condition": "or", "operands": [node(">", "removedAt", nowMs), node("=", "removedAt", nil)]],
-            node("=", "deletedAt", nil)]])
+        XCTAssertEqual(
+            SearchFilter.drafts().body,
+            [
+                "condition": "and",
+                "operands": [
+                    node("=", "publishedAt", nil), node("=", "archivedAt", nil), node("=", "removedAt", nil), node("=", "deletedAt", nil),
+                ],
+            ])
+        XCTAssertEqual(
+            SearchFilter.lastUpdated(since: since, now: now).body,
+            [
+                "condition": "and",
+                "operands": [
+                    node(">=", "updatedAt", 1_600_000_000_000), node("<=", "updatedAt", nowMs), node("=", "deletedAt", nil),
+                ],
+            ])
+        XCTAssertEqual(
+            SearchFilter.archived(now: now).body,
+            [
+                "condition": "and",
+                "operands": [
+                    node("<=", "archivedAt", nowMs), node("=", "removedAt", nil), node("=", "deletedAt", nil),
+                ],
+            ])
+        XCTAssertEqual(
+            SearchFilter.expired(now: now).body,
+            [
+                "condition": "and",
+                "operands": [
+                    node("<=", "removedAt", nowMs), node("=", "deletedAt", nil),
+                ],
+            ])
+        XCTAssertEqual(
+            SearchFilter.published(now: now).body,
+            [
+                "condition": "and",
+                "operands": [
+                    node("<=", "publishedAt", nowMs),
+                    ["condition": "or", "operands": [node(">", "removedAt", nowMs), node("=", "removedAt", nil)]],
+                    node("=", "deletedAt", nil),
+                ],
+            ])
     }
 
     func testWireParsingRejectsBadTrees() {
@@ -110,21 +146,26 @@ final class SearchFilterTests: XCTestCase {
             XCTAssertEqual(error as? HaloError, .invalidInput(message: "A search filter needs \"condition\" or \"operation\"."))
         }
         // A node without type gets the inferred one; Android's reversed, flattened order reads as sent.
-        XCTAssertEqual(try SearchFilter(wire: ["operation": "=", "property": "a", "value": 1]),
-                       eq(property: "a", value: 1))
+        XCTAssertEqual(
+            try SearchFilter(wire: ["operation": "=", "property": "a", "value": 1]),
+            eq(property: "a", value: 1))
     }
 
     func testExpressionPrecedenceAndGrouping() throws {
         let parsed = try SearchFilter.parse(expression: #"price >= 10 and (inStock = true or title like "ab")"#)
-        XCTAssertEqual(parsed, and(
-            gte(property: "price", value: 10),
-            or(eq(property: "inStock", value: true), like(property: "title", value: "ab"))))
+        XCTAssertEqual(
+            parsed,
+            and(
+                gte(property: "price", value: 10),
+                or(eq(property: "inStock", value: true), like(property: "title", value: "ab"))))
         // and binds tighter than or.
-        XCTAssertEqual(try SearchFilter.parse(expression: "a = 1 or b = 2 and c = 3"),
-                       or(eq(property: "a", value: 1), and(eq(property: "b", value: 2), eq(property: "c", value: 3))))
+        XCTAssertEqual(
+            try SearchFilter.parse(expression: "a = 1 or b = 2 and c = 3"),
+            or(eq(property: "a", value: 1), and(eq(property: "b", value: 2), eq(property: "c", value: 3))))
         // Chains flatten; keywords are case-insensitive; bare words are strings.
-        XCTAssertEqual(try SearchFilter.parse(expression: "a = x AND b != 'y z' And c < -2.5"),
-                       and(eq(property: "a", value: "x"), neq(property: "b", value: "y z"), lt(property: "c", value: -2.5)))
+        XCTAssertEqual(
+            try SearchFilter.parse(expression: "a = x AND b != 'y z' And c < -2.5"),
+            and(eq(property: "a", value: "x"), neq(property: "b", value: "y z"), lt(property: "c", value: -2.5)))
         XCTAssertEqual(try SearchFilter.parse(expression: "deletedAt = null").body["type"], "null")
         XCTAssertEqual(try SearchFilter.parse(expression: "tag not in [a, b]"), valueNotIn(property: "tag", value: ["a", "b"]))
         XCTAssertEqual(try SearchFilter.parse(expression: "tag !in []"), valueNotIn(property: "tag", value: [String]()))
@@ -174,7 +215,8 @@ final class SearchFilterTests: XCTestCase {
         XCTAssertThrowsError(try SearchFilter.parse(expression: deepExpression)) { error in
             XCTAssertEqual(error as? HaloError, .invalidInput(message: "The filter nests parentheses deeper than 100."))
         }
-        XCTAssertNoThrow(try SearchFilter.parse(expression: String(repeating: "(", count: 50) + "a = 1" + String(repeating: ")", count: 50)))
+        XCTAssertNoThrow(
+            try SearchFilter.parse(expression: String(repeating: "(", count: 50) + "a = 1" + String(repeating: ")", count: 50)))
         var tree: JSONValue = ["operation": "=", "property": "a", "value": 1]
         for _ in 0..<150 { tree = ["condition": "and", "operands": [tree]] }
         XCTAssertThrowsError(try SearchFilter(wire: tree))
@@ -182,15 +224,23 @@ final class SearchFilterTests: XCTestCase {
 
     func testDateLiterals() throws {
         let expected = SearchFilter.published(now: t)
-        XCTAssertEqual(expected.expression,
-                       "publishedAt <= @1700000000000 and (removedAt > @1700000000000 or removedAt = null) and deletedAt = null")
-        XCTAssertEqual(try SearchFilter.parse(expression: "publishedAt <= @2023-11-14T22:13:20Z and (removedAt > @2023-11-14T22:13:20.000Z or removedAt = null) and deletedAt = null"), expected)
-        XCTAssertEqual(try SearchFilter.parse(expression: "d = @2024-05-01"), eq(property: "d", value: Date(timeIntervalSince1970: 1_714_521_600)))
-        XCTAssertEqual(try SearchFilter.parse(expression: "d in [@0, @1000]").body,
-                       ["operation": "in", "property": "d", "value": [0, 1000], "type": "date"])
+        XCTAssertEqual(
+            expected.expression,
+            "publishedAt <= @1700000000000 and (removedAt > @1700000000000 or removedAt = null) and deletedAt = null")
+        XCTAssertEqual(
+            try SearchFilter.parse(
+                expression:
+                    "publishedAt <= @2023-11-14T22:13:20Z and (removedAt > @2023-11-14T22:13:20.000Z or removedAt = null) and deletedAt = null"
+            ), expected)
+        XCTAssertEqual(
+            try SearchFilter.parse(expression: "d = @2024-05-01"), eq(property: "d", value: Date(timeIntervalSince1970: 1_714_521_600)))
+        XCTAssertEqual(
+            try SearchFilter.parse(expression: "d in [@0, @1000]").body,
+            ["operation": "in", "property": "d", "value": [0, 1000], "type": "date"])
         XCTAssertThrowsError(try SearchFilter.parse(expression: "d = @yesterday")) { error in
-            XCTAssertEqual((error as? HaloError)?.description,
-                           "'@yesterday' at character 5 of the filter is not a date (use @2024-05-01, @2024-05-01T10:00:00Z or @<epoch ms>).")
+            XCTAssertEqual(
+                (error as? HaloError)?.description,
+                "'@yesterday' at character 5 of the filter is not a date (use @2024-05-01, @2024-05-01T10:00:00Z or @<epoch ms>).")
         }
     }
 }

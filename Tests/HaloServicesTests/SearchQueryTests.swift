@@ -11,21 +11,22 @@ final class SearchQueryTests: XCTestCase {
     }
 
     func testFullExampleOfProtocol() throws {
-        let expected = try JSONValue(string: """
-            {
-              "moduleName": "News",
-              "searchValues": { "operation": "like", "property": "Title", "value": "road", "type": "string" },
-              "metaSearch": { "operation": "=", "property": "deletedAt", "value": null, "type": "null" },
-              "fields": ["values.Title", "values.Image"],
-              "include": ["all"],
-              "relatedTo": [ { "fieldName": "author", "instanceIds": ["*"] } ],
-              "segmentTags": [ { "name": "Platform Name", "value": "ios", "tagType": "000000000000000000000001" } ],
-              "segmentMode": "partial",
-              "sort": "publishedAt desc",
-              "locale": "en-GB",
-              "pagination": { "page": 2, "limit": 20, "skip": "false" }
-            }
-            """)
+        let expected = try JSONValue(
+            string: """
+                {
+                  "moduleName": "News",
+                  "searchValues": { "operation": "like", "property": "Title", "value": "road", "type": "string" },
+                  "metaSearch": { "operation": "=", "property": "deletedAt", "value": null, "type": "null" },
+                  "fields": ["values.Title", "values.Image"],
+                  "include": ["all"],
+                  "relatedTo": [ { "fieldName": "author", "instanceIds": ["*"] } ],
+                  "segmentTags": [ { "name": "Platform Name", "value": "ios", "tagType": "000000000000000000000001" } ],
+                  "segmentMode": "partial",
+                  "sort": "publishedAt desc",
+                  "locale": "en-GB",
+                  "pagination": { "page": 2, "limit": 20, "skip": "false" }
+                }
+                """)
         let query = SearchQuery()
             .moduleName("News")
             .searchFilter(like(property: "Title", value: "road"))
@@ -70,13 +71,15 @@ final class SearchQueryTests: XCTestCase {
             .addSortBy(field: .updatedAt, order: .descending)
             .skipPagination()
             .body(deviceTags: [Tag(name: "ignored", value: "x")])
-        XCTAssertEqual(body, [
-            "moduleIds": ["m1", "m2"], "moduleNames": ["A", "B"], "instanceIds": ["i1"],
-            "relatedTo": [["fieldName": "books", "instanceIds": ["a1", "a2"]]],
-            "include": ["books"],
-            "segmentTags": [["name": "brand", "value": "Lamborghini", "tagType": "000000000000000000000002"]],
-            "segmentMode": "total", "sort": "createdAt asc,updatedAt desc", "pagination": ["skip": "true"],
-        ])
+        XCTAssertEqual(
+            body,
+            [
+                "moduleIds": ["m1", "m2"], "moduleNames": ["A", "B"], "instanceIds": ["i1"],
+                "relatedTo": [["fieldName": "books", "instanceIds": ["a1", "a2"]]],
+                "include": ["books"],
+                "segmentTags": [["name": "brand", "value": "Lamborghini", "tagType": "000000000000000000000002"]],
+                "segmentMode": "total", "sort": "createdAt asc,updatedAt desc", "pagination": ["skip": "true"],
+            ])
     }
 
     func testCacheKeyIsStableAndDistinguishesQueries() {

@@ -16,7 +16,7 @@ final class SeedSamplesTests: XCTestCase {
     final class AppDelegate: ManagerDelegate {
         // MARK: ManagerDelegate methods
 
-        func managerWillSetupDevice(device: Device) -> Void {
+        func managerWillSetupDevice(device: Device) {
             device.addTag(name: "test", value: "testValue")
         }
     }
@@ -24,8 +24,8 @@ final class SeedSamplesTests: XCTestCase {
     final class TrafficAddon: NetworkAddon {
         let addonName = "traffic"
         let count = Mutex(0)
-        func willPerformRequest(request: HTTPRequest) -> Void {}
-        func didPerformRequest(request: HTTPRequest, time: TimeInterval, response: HTTPResponse?) -> Void { count.withLock { $0 += 1 } }
+        func willPerformRequest(request: HTTPRequest) {}
+        func didPerformRequest(request: HTTPRequest, time: TimeInterval, response: HTTPResponse?) { count.withLock { $0 += 1 } }
     }
 
     final class LoginObserver: AuthManagerObserver {
@@ -38,9 +38,12 @@ final class SeedSamplesTests: XCTestCase {
         let server = try await FlowServer.start()
         defer { Task { await server.stop() } }
         try await server.server.admin.addUser(email: "your@email.com", password: "yoursecretpassword", editor: true)
-        let moduleId1 = try await server.server.admin.addModule(ModuleSpec(name: "People", fields: [
-            ModuleField("name", .text), ModuleField("age", .number), ModuleField("registration", .text),
-        ]))
+        let moduleId1 = try await server.server.admin.addModule(
+            ModuleSpec(
+                name: "People",
+                fields: [
+                    ModuleField("name", .text), ModuleField("age", .number), ModuleField("registration", .text),
+                ]))
         let moduleId2 = try await server.server.admin.addModule(ModuleSpec(name: "Other", fields: [ModuleField("name", .text)]))
         Manager.core.configuration = server.configuration()
 
@@ -97,8 +100,10 @@ final class SeedSamplesTests: XCTestCase {
         let observer = LoginObserver()
         Manager.auth.addObserver(observer)
         let registered = expectation(description: "register")
-        let userProfile = UserProfile(id: nil, email: "new@email.com", name: "New", surname: "User", displayName: nil, profilePictureUrl: nil)
-        Manager.auth.register(authProfile: AuthProfile(email: "new@email.com", password: "a password"), userProfile: userProfile) { (profile, error) in
+        let userProfile = UserProfile(
+            id: nil, email: "new@email.com", name: "New", surname: "User", displayName: nil, profilePictureUrl: nil)
+        Manager.auth.register(authProfile: AuthProfile(email: "new@email.com", password: "a password"), userProfile: userProfile) {
+            (profile, error) in
             XCTAssertNil(error)
             XCTAssertNotNil(profile?.id)
             registered.fulfill()
@@ -133,7 +138,11 @@ final class SeedSamplesTests: XCTestCase {
         pocket.setData(["custom": "data"])
         let pocketSaved = expectation(description: "savePocket")
         Manager.auth.savePocket(pocket) { (_, result) in
-            if case .success(let stored) = result { XCTAssertEqual(stored?.references["instances"], ["id1", "id2"]) } else { XCTFail("\(result)") }
+            if case .success(let stored) = result {
+                XCTAssertEqual(stored?.references["instances"], ["id1", "id2"])
+            } else {
+                XCTFail("\(result)")
+            }
             pocketSaved.fulfill()
         }
         await fulfillment(of: [pocketSaved], timeout: 10)
@@ -179,7 +188,11 @@ final class SeedSamplesTests: XCTestCase {
 
         let searched = expectation(description: "search")
         Manager.content.search(query: query) { (_, result) in
-            if case .success(let found) = result { XCTAssertEqual(found?.instances.map(\.name), ["Forever alone"]) } else { XCTFail("\(result)") }
+            if case .success(let found) = result {
+                XCTAssertEqual(found?.instances.map(\.name), ["Forever alone"])
+            } else {
+                XCTFail("\(result)")
+            }
             searched.fulfill()
         }
         let searchedAsData = expectation(description: "searchAsData")

@@ -95,7 +95,10 @@ final class StaticHTTPServer: @unchecked Sendable {
             if route.delay > 0 { Thread.sleep(forTimeInterval: route.delay) }
             let reason = route.status == 200 ? "OK" : "Status"
             let location = route.location.map { "Location: \($0)\r\n" } ?? ""
-            let bytes = Data("HTTP/1.1 \(route.status) \(reason)\r\nContent-Type: \(route.contentType)\r\n\(location)Content-Length: \(route.body.count)\r\n\r\n".utf8) + route.body
+            let bytes =
+                Data(
+                    "HTTP/1.1 \(route.status) \(reason)\r\nContent-Type: \(route.contentType)\r\n\(location)Content-Length: \(route.body.count)\r\n\r\n"
+                        .utf8) + route.body
             let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent < 0 { return }
         }

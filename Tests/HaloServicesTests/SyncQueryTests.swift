@@ -19,9 +19,11 @@ final class SyncQueryTests: XCTestCase {
             .locale(.spanishSpain)
             .fromSync(Date(timeIntervalSince1970: 1_475_046_170.0879997))  // fractional ms round
             .toSync(Date(timeIntervalSince1970: 1_473_686_540))
-        XCTAssertEqual(query.wireJSON, [
-            "moduleName": "Translations", "locale": "es-ES", "fromSync": 1_475_046_170_088, "toSync": 1_473_686_540_000,
-        ])
+        XCTAssertEqual(
+            query.wireJSON,
+            [
+                "moduleName": "Translations", "locale": "es-ES", "fromSync": 1_475_046_170_088, "toSync": 1_473_686_540_000,
+            ])
         XCTAssertFalse(query.isFirstSync)
         XCTAssertNil(query.serverCacheSeconds)
         XCTAssertEqual(query.moduleKey, "Translations")
@@ -63,8 +65,9 @@ final class SyncQueryTests: XCTestCase {
     }
 
     func testLocaleAndLogEntriesEncodeAsPlainValues() throws {
-        let entry = SyncLogEntry(moduleId: "m", moduleName: nil, syncDate: Date(timeIntervalSince1970: 1),
-                                 locale: .spanishSpain, creations: 1, updates: 2, deletions: 3)
+        let entry = SyncLogEntry(
+            moduleId: "m", moduleName: nil, syncDate: Date(timeIntervalSince1970: 1),
+            locale: .spanishSpain, creations: 1, updates: 2, deletions: 3)
         let json = try JSONValue(data: JSONEncoder().encode(entry))
         XCTAssertEqual(json["locale"], "es-ES")
         XCTAssertEqual(try JSONDecoder().decode(SyncLogEntry.self, from: JSONEncoder().encode(entry)), entry)

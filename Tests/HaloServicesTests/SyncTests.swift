@@ -21,7 +21,9 @@ final class SyncTests: XCTestCase {
     }
 
     /// The cache's synced instances equal the server's live ones, item for item.
-    private func assertCacheMatchesServer(_ cache: HaloCache, key: String, moduleIds: [String], file: StaticString = #filePath, line: UInt = #line) async throws {
+    private func assertCacheMatchesServer(
+        _ cache: HaloCache, key: String, moduleIds: [String], file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
         let local = try cache.getSyncedInstances(moduleId: key)
         let remote = try await server.instances(moduleIds: moduleIds).map(ContentInstance.init(wire:))
         XCTAssertEqual(local.count, remote.count, "instance count", file: file, line: line)
@@ -48,9 +50,11 @@ final class SyncTests: XCTestCase {
         edited["name"] = "Renamed offline-test item"
         _ = try await server.call("PUT", "api/generalcontent/instance/\(editedId)", .object(edited))
         _ = try await server.call("DELETE", "api/generalcontent/instance/\(deletedId)")
-        let created = try await server.call("POST", "api/generalcontent/instance", [
-            "module": .string(module), "name": "Fresh", "values": ["title": "Fresh", "price": 1, "inStock": true],
-        ])
+        let created = try await server.call(
+            "POST", "api/generalcontent/instance",
+            [
+                "module": .string(module), "name": "Fresh", "values": ["title": "Fresh", "price": 1, "inStock": true],
+            ])
 
         let delta = try await sync.sync(SyncQuery(moduleId: module))
         XCTAssertEqual(delta.count, 1)
@@ -97,7 +101,8 @@ final class SyncTests: XCTestCase {
         _ = try await sync.sync(SyncQuery(moduleId: module))
         // A local row the server does not have: only a full re-sync (which drops the module) removes it.
         try cache.write { db in
-            try ContentTables.upsert(WireInstance(id: String(repeating: "f", count: 24), module: module, name: "stray", createdAt: 1), in: db)
+            try ContentTables.upsert(
+                WireInstance(id: String(repeating: "f", count: 24), module: module, name: "stray", createdAt: 1), in: db)
         }
         XCTAssertEqual(try cache.getSyncedInstances(moduleId: module).count, 51)
 
@@ -177,7 +182,8 @@ final class SyncTests: XCTestCase {
         let sync = try engine(cache)
         _ = try await sync.sync(SyncQuery(moduleId: modules[0]))
         try cache.write { db in
-            try ContentTables.upsert(WireInstance(id: String(repeating: "f", count: 24), module: "other", name: "one more", createdAt: 1), in: db)
+            try ContentTables.upsert(
+                WireInstance(id: String(repeating: "f", count: 24), module: "other", name: "one more", createdAt: 1), in: db)
         }
         XCTAssertTrue(try cache.prefersBulkFirstSync(announcedTotal: 5_001))
         XCTAssertFalse(try cache.prefersBulkFirstSync(announcedTotal: 5_000))
@@ -257,8 +263,10 @@ final class SyncTests: XCTestCase {
         let file = try temporaryDirectory("killed").appendingPathComponent("cache.sqlite")
         let child = Process()
         child.executableURL = helper
-        child.arguments = ["sync", "--server", server.baseURL.absoluteString, "--client-id", server.client.clientId,
-                           "--client-secret", server.client.clientSecret, "--module", modules[0], "--cache", file.path, "--progress"]
+        child.arguments = [
+            "sync", "--server", server.baseURL.absoluteString, "--client-id", server.client.clientId,
+            "--client-secret", server.client.clientSecret, "--module", modules[0], "--cache", file.path, "--progress",
+        ]
         let output = Pipe()
         child.standardOutput = output
         try child.run()
@@ -269,10 +277,11 @@ final class SyncTests: XCTestCase {
             let data = output.fileHandleForReading.availableData
             guard !data.isEmpty else { break }
             seen += String(decoding: data, as: UTF8.self)
-            done = seen.split(separator: "\n").compactMap { line -> Int? in
-                let parts = line.split(separator: " ")
-                return parts.first == "progress" && parts.count > 1 ? Int(parts[1]) : nil
-            }.max() ?? 0
+            done =
+                seen.split(separator: "\n").compactMap { line -> Int? in
+                    let parts = line.split(separator: " ")
+                    return parts.first == "progress" && parts.count > 1 ? Int(parts[1]) : nil
+                }.max() ?? 0
         }
         XCTAssertTrue(child.isRunning, "the sync must still be running when killed (saw: \(seen.suffix(200)))")
         kill(child.processIdentifier, SIGKILL)
@@ -341,5 +350,9 @@ final class ProgressRecorder: @unchecked Sendable {
 final class OnceFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var done = false
-    func claim() -> Bool { lock.withLock { defer { done = true }; return !done } }
+    func claim() -> Bool {
+        lock.withLock {
+            defer { done = true }; return !done
+        }
+    }
 }

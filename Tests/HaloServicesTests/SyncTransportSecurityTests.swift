@@ -77,7 +77,9 @@ final class SyncTransportSecurityTests: XCTestCase {
 }
 
 /// `XCTUnwrap` for a value produced by an `await`.
-private func XCTUnwrapAsync<T>(_ value: @autoclosure () async throws -> T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
+private func XCTUnwrapAsync<T>(_ value: @autoclosure () async throws -> T?, file: StaticString = #filePath, line: UInt = #line) async throws
+    -> T
+{
     let result = try await value()
     return try XCTUnwrap(result, file: file, line: line)
 }

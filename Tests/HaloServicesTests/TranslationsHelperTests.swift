@@ -63,8 +63,9 @@ final class TranslationsHelperTests: XCTestCase {
         XCTAssertEqual(texts.getText(key: "first_screen"), "First")
         XCTAssertNil(texts.getText(key: "second_screen"))
         XCTAssertNil(texts.getText(key: "fake_key"))
-        XCTAssertEqual(texts.getTexts(keys: "first_screen", "second_screen", "third_screen", "fake"),
-                       ["first_screen": "First", "second_screen": nil, "third_screen": "Third", "fake": nil])
+        XCTAssertEqual(
+            texts.getTexts(keys: "first_screen", "second_screen", "third_screen", "fake"),
+            ["first_screen": "First", "second_screen": nil, "third_screen": "Third", "fake": nil])
         let requests = await source.requests
         XCTAssertEqual(requests, [SyncQuery(moduleName: "myModuleName").locale(.englishUnitedStates)])
     }
@@ -128,7 +129,9 @@ final class TranslationsHelperTests: XCTestCase {
         let instance = ContentInstance(moduleId: "m", name: "a", values: ["key": "hello", "value": "Hello"])
         let texts = TranslationsHelper(
             moduleId: "m", locale: .englishUnitedStates, keyField: "key", valueField: "value",
-            sync: { _ in await gate.wait(); return [instance] })
+            sync: { _ in
+                await gate.wait(); return [instance]
+            })
         XCTAssertNil(texts.getText(key: "hello"), "no default text set")
         texts.defaultText("default")
         XCTAssertEqual(texts.getText(key: "hello"), "default")

@@ -38,8 +38,9 @@ public final class AuthManager: Sendable {
     /// Where "stay logged in" credentials live: per environment and client.
     private func keyring(_ core: CoreManager) -> Keyring {
         let configuration = core.configuration
-        return Keyring(server: configuration.environment.description,
-                       account: "HALO_USER_AUTH-\(configuration.appCredentials?.username ?? "")")
+        return Keyring(
+            server: configuration.environment.description,
+            account: "HALO_USER_AUTH-\(configuration.appCredentials?.username ?? "")")
     }
 
     // MARK: Register
@@ -47,17 +48,26 @@ public final class AuthManager: Sendable {
     /// Registers a user (PROTOCOL §7.1). Registration does not log in.
     public func register(authProfile: AuthProfile, userProfile: UserProfile) async throws(HaloError) -> UserProfile {
         let core = try self.core
-        let body: JSONValue = .object(["auth": authProfile.requestJSON(deviceAlias: core.device?.alias),
-                                       "profile": userProfile.requestJSON()])
-        return try UserProfile(wire: try await core.performJSON(APIRequest(.post, "api/segmentation/identified/register", body: .json(body),
-                                                                           authenticationMode: .app)))
+        let body: JSONValue = .object([
+            "auth": authProfile.requestJSON(deviceAlias: core.device?.alias),
+            "profile": userProfile.requestJSON(),
+        ])
+        return try UserProfile(
+            wire: try await core.performJSON(
+                APIRequest(
+                    .post, "api/segmentation/identified/register", body: .json(body),
+                    authenticationMode: .app)))
     }
 
     /// The seed's form of `register`.
-    public func register(authProfile: AuthProfile, userProfile: UserProfile,
-                         completionHandler handler: @escaping @Sendable (UserProfile?, HaloError?) -> Void) {
+    public func register(
+        authProfile: AuthProfile, userProfile: UserProfile,
+        completionHandler handler: @escaping @Sendable (UserProfile?, HaloError?) -> Void
+    ) {
         Task {
-            do throws(HaloError) { handler(try await register(authProfile: authProfile, userProfile: userProfile), nil) } catch { handler(nil, error) }
+            do throws(HaloError) { handler(try await register(authProfile: authProfile, userProfile: userProfile), nil) } catch {
+                handler(nil, error)
+            }
         }
     }
 
@@ -87,17 +97,22 @@ public final class AuthManager: Sendable {
     }
 
     /// The seed's form of `login`.
-    public func login(authProfile: AuthProfile, stayLoggedIn: Bool,
-                      completionHandler handler: @escaping @Sendable (User?, HaloError?) -> Void) {
+    public func login(
+        authProfile: AuthProfile, stayLoggedIn: Bool,
+        completionHandler handler: @escaping @Sendable (User?, HaloError?) -> Void
+    ) {
         Task {
-            do throws(HaloError) { handler(try await login(authProfile: authProfile, stayLoggedIn: stayLoggedIn), nil) } catch { handler(nil, error) }
+            do throws(HaloError) { handler(try await login(authProfile: authProfile, stayLoggedIn: stayLoggedIn), nil) } catch {
+                handler(nil, error)
+            }
         }
     }
 
     /// `POST identified/login` with the profile; its 401 must not trigger re-authentication.
     private func loginRequest(_ authProfile: AuthProfile, core: CoreManager) async throws(HaloError) -> (UserProfile, Token) {
-        let call = APIRequest(.post, "api/segmentation/identified/login", body: .json(authProfile.requestJSON(deviceAlias: core.device?.alias)),
-                              authenticationMode: .app, reauthenticateOn401: false)
+        let call = APIRequest(
+            .post, "api/segmentation/identified/login", body: .json(authProfile.requestJSON(deviceAlias: core.device?.alias)),
+            authenticationMode: .app, reauthenticateOn401: false)
         let json = try await core.performJSON(call)
         guard let userJSON = json["user"], !userJSON.isNull else {
             throw .invalidResponse(status: 200, message: "the login response has no user")
@@ -149,7 +164,9 @@ public final class AuthManager: Sendable {
             throw .notAuthenticated(message: "No identified user is logged in (no valid credentials)")
         }
         let (userProfile, token) = try await loginRequest(profile, core: core)
-        state.withLock { $0.currentUser = User(userProfile: userProfile, token: token, credentialsStored: $0.currentUser?.credentialsStored ?? false) }
+        state.withLock {
+            $0.currentUser = User(userProfile: userProfile, token: token, credentialsStored: $0.currentUser?.credentialsStored ?? false)
+        }
         return token
     }
 

@@ -1,12 +1,15 @@
 import Foundation
+import HaloContentStore
 import Synchronization
 
 /// An identified user's pocket (PROTOCOL §8): named lists of references and a custom JSON
-/// object limited to 2,000 characters serialized. A reference type as in the seed
+/// object limited to 2,000 characters serialized (the limits are `PocketLimits`, shared with the
+/// server, and checked before sending). A reference type as in the seed
 /// (`let pocket = Pocket(); pocket.addReference(…)`), safe to share across tasks.
 public final class Pocket: Sendable, CustomStringConvertible {
-    /// The documented limit of `data` as serialized JSON, checked before sending.
-    public static let dataCharacterLimit = 2000
+    /// The documented limit of `data` as serialized JSON, checked before sending: the shared
+    /// `PocketLimits.dataCharacters`, measured by `PocketLimits.dataLength(_:)` (Unicode scalars).
+    public static let dataCharacterLimit = PocketLimits.dataCharacters
 
     private struct State {
         /// nil marks a list to delete on the server (sent as JSON null).
@@ -91,11 +94,42 @@ public final class Pocket: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Fails with `invalidInput` when `data` serializes to more than 2,000 characters.
+    /// Fails with `invalidInput` when the pocket breaks a `PocketLimits` rule: `data` longer than
+    /// `PocketLimits.dataCharacters` (as `PocketLimits.dataLength(_:)` counts: Unicode scalars of
+    /// its compact sorted JSON), more than `referenceLists` lists, a list of more than
+    /// `entriesPerList` entries, or a list name or entry longer than `referenceLength` scalars.
+    /// Lists marked for removal (sent as null) add no list and hold no entries.
     func validate() throws(HaloError) {
-        let length = JSONValue.object(data).jsonString(sortedKeys: true).count
-        if length > Self.dataCharacterLimit {
-            throw .invalidInput(message: "Pocket data is \(length) characters of JSON; the limit is \(Self.dataCharacterLimit)")
+        let (references, data) = state.withLock { ($0.references, $0.data) }
+        let length = PocketLimits.dataLength(data)
+        if length > PocketLimits.dataCharacters {
+            throw .invalidInput(message: "Pocket data is \(length) characters of JSON; the limit is \(PocketLimits.dataCharacters)")
+        }
+        let lists = references.compactMapValues { $0 }
+        if lists.count > PocketLimits.referenceLists {
+            throw .invalidInput(message: "The pocket has \(lists.count) reference lists; the limit is \(PocketLimits.referenceLists)")
+        }
+        for key in references.keys.sorted() {
+            let nameLength = key.unicodeScalars.count
+            if nameLength > PocketLimits.referenceLength {
+                throw .invalidInput(
+                    message:
+                        "The pocket reference list name \"\(key.prefix(40))…\" is \(nameLength) characters; the limit is \(PocketLimits.referenceLength)"
+                )
+            }
+            guard let list = lists[key] else { continue }
+            if list.count > PocketLimits.entriesPerList {
+                throw .invalidInput(
+                    message:
+                        "The pocket reference list \"\(key)\" has \(list.count) entries; the limit is \(PocketLimits.entriesPerList) per list"
+                )
+            }
+            if let (index, entry) = list.enumerated().first(where: { $0.element.unicodeScalars.count > PocketLimits.referenceLength }) {
+                throw .invalidInput(
+                    message:
+                        "Entry \(index + 1) of the pocket reference list \"\(key)\" is \(entry.unicodeScalars.count) characters; the limit is \(PocketLimits.referenceLength)"
+                )
+            }
         }
     }
 
@@ -115,25 +149,35 @@ extension AuthManager {
         return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-\(owner)-" + keys.joined(separator: ",")).json())
     }
 
-    /// Saves the pocket (§8.2) and returns the server's resulting pocket. Data over the
-    /// 2,000-character limit fails with `invalidInput` before anything is sent.
+    /// Saves the pocket (§8.2) and returns the server's resulting pocket. A pocket over a
+    /// `PocketLimits` limit (data over 2,000 characters, too many or too long reference lists or
+    /// entries) fails with `invalidInput` before anything is sent.
     public func savePocket(_ pocket: Pocket) async throws(HaloError) -> Pocket {
         try pocket.validate()
         let core = try requireCore()
-        return try Pocket(wire: try await core.performJSON(APIRequest(.put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
-                                                                       authenticationMode: .appPlus)))
+        return try Pocket(
+            wire: try await core.performJSON(
+                APIRequest(
+                    .put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
+                    authenticationMode: .appPlus)))
     }
 
     /// The seed's form of `getPocket`.
-    public func getPocket(filterReferences: [String]? = nil,
-                          completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Pocket?, HaloError>) -> Void) {
+    public func getPocket(
+        filterReferences: [String]? = nil,
+        completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Pocket?, HaloError>) -> Void
+    ) {
         Task {
-            do throws(HaloError) { handler(nil, .success(try await getPocket(filterReferences: filterReferences))) } catch { handler(nil, .failure(error)) }
+            do throws(HaloError) { handler(nil, .success(try await getPocket(filterReferences: filterReferences))) } catch {
+                handler(nil, .failure(error))
+            }
         }
     }
 
     /// The seed's form of `savePocket`.
-    public func savePocket(_ pocket: Pocket, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Pocket?, HaloError>) -> Void) {
+    public func savePocket(
+        _ pocket: Pocket, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Pocket?, HaloError>) -> Void
+    ) {
         Task {
             do throws(HaloError) { handler(nil, .success(try await savePocket(pocket))) } catch { handler(nil, .failure(error)) }
         }

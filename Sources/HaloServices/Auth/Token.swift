@@ -53,8 +53,10 @@ actor TokenCoordinator {
     /// Obtains a new token for `mode` after the server rejected `rejected`. If another request
     /// already renewed it (the held token differs from the rejected one) that token is reused;
     /// if a renewal is running it is awaited. `fetch` receives the held (stale) token, if any.
-    func renew(for mode: AuthenticationMode, rejected: Token?,
-               fetch: @escaping @Sendable (Token?) async throws -> Token) async throws(HaloError) -> Token {
+    func renew(
+        for mode: AuthenticationMode, rejected: Token?,
+        fetch: @escaping @Sendable (Token?) async throws -> Token
+    ) async throws(HaloError) -> Token {
         if let renewal = renewals[mode] { return try await Self.value(of: renewal) }
         if let current = tokens[mode], current != rejected { return current }
         let held = tokens[mode]

@@ -64,7 +64,8 @@ enum CacheFileGuard {
                 try manager.moveItem(at: companion, to: URL(fileURLWithPath: aside.path + suffix))
             }
         }
-        logger.warning("Offline cache \(file.path) was unusable (\(reason)); moved it to \(aside.lastPathComponent) and started an empty cache.")
+        logger.warning(
+            "Offline cache \(file.path) was unusable (\(reason)); moved it to \(aside.lastPathComponent) and started an empty cache.")
         return aside
     }
 }

@@ -21,48 +21,49 @@ enum CacheSchema {
         }
         ContentTables.registerMigrations(&migrator)
         migrator.registerMigration("cache_v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE cache_sync_state (
-                    syncKey TEXT PRIMARY KEY,
-                    locale TEXT,
-                    syncTimestamp INTEGER,
-                    firstSyncInProgress INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE TABLE cache_sync_module (
-                    syncKey TEXT NOT NULL,
-                    moduleId TEXT NOT NULL,
-                    PRIMARY KEY (syncKey, moduleId)
-                ) WITHOUT ROWID;
-                CREATE TABLE cache_sync_log (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    syncKey TEXT NOT NULL,
-                    moduleId TEXT,
-                    moduleName TEXT,
-                    syncDate INTEGER NOT NULL,
-                    locale TEXT,
-                    creations INTEGER NOT NULL,
-                    updates INTEGER NOT NULL,
-                    deletions INTEGER NOT NULL
-                );
-                CREATE INDEX cache_sync_log_key ON cache_sync_log(syncKey, seq);
-                CREATE TABLE cache_response (
-                    key TEXT PRIMARY KEY,
-                    body BLOB NOT NULL,
-                    storedAt INTEGER NOT NULL
-                );
-                CREATE TABLE cache_outbox (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    kind TEXT NOT NULL,
-                    instanceId TEXT,
-                    moduleId TEXT NOT NULL,
-                    body TEXT NOT NULL,
-                    baseUpdatedAt INTEGER,
-                    queuedAt INTEGER NOT NULL,
-                    state TEXT NOT NULL DEFAULT 'pending',
-                    serverCopy TEXT,
-                    lastError TEXT
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE cache_sync_state (
+                        syncKey TEXT PRIMARY KEY,
+                        locale TEXT,
+                        syncTimestamp INTEGER,
+                        firstSyncInProgress INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE cache_sync_module (
+                        syncKey TEXT NOT NULL,
+                        moduleId TEXT NOT NULL,
+                        PRIMARY KEY (syncKey, moduleId)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE cache_sync_log (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        syncKey TEXT NOT NULL,
+                        moduleId TEXT,
+                        moduleName TEXT,
+                        syncDate INTEGER NOT NULL,
+                        locale TEXT,
+                        creations INTEGER NOT NULL,
+                        updates INTEGER NOT NULL,
+                        deletions INTEGER NOT NULL
+                    );
+                    CREATE INDEX cache_sync_log_key ON cache_sync_log(syncKey, seq);
+                    CREATE TABLE cache_response (
+                        key TEXT PRIMARY KEY,
+                        body BLOB NOT NULL,
+                        storedAt INTEGER NOT NULL
+                    );
+                    CREATE TABLE cache_outbox (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        instanceId TEXT,
+                        moduleId TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        baseUpdatedAt INTEGER,
+                        queuedAt INTEGER NOT NULL,
+                        state TEXT NOT NULL DEFAULT 'pending',
+                        serverCopy TEXT,
+                        lastError TEXT
+                    );
+                    """)
         }
         migrator.registerMigration("cache_v2_outbox_base") { db in
             try db.execute(sql: "CREATE TABLE cache_outbox_base (instanceId TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID")

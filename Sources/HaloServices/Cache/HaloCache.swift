@@ -10,7 +10,9 @@ import Synchronization
 ///
 /// Opening never fails because of the file's content: a corrupt or foreign file is moved aside
 /// and replaced by an empty cache (see `CacheFileGuard`). It fails only when the directory
-/// cannot be written.
+/// cannot be written. The folder is 0700 and the files 0600 (see `PrivateFiles`). On a read-only
+/// file system an existing cache opens for reading only: its writes fail with `HaloError.cache`,
+/// and edits are then sent without the outbox (see `EditOutcome.sentWithoutCache`).
 public final class HaloCache: Sendable {
     /// The cache file.
     public let file: URL
@@ -33,19 +35,25 @@ public final class HaloCache: Sendable {
         self.file = file
         self.logger = logger
         do {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(file.deletingLastPathComponent())
         } catch {
-            throw HaloError.cache(message: "Cannot create the cache directory \(file.deletingLastPathComponent().path): \(error.localizedDescription)")
+            throw HaloError.cache(
+                message: "Cannot create the cache directory \(file.deletingLastPathComponent().path): \(error.localizedDescription)")
         }
         var movedAside: URL? = nil
         if case .rejected(let reason) = CacheFileGuard.inspect(file) {
             do {
                 movedAside = try CacheFileGuard.moveAside(file, reason: reason, logger: logger)
             } catch {
-                throw HaloError.cache(message: "The cache \(file.path) is unusable (\(reason)) and could not be moved aside: \(error.localizedDescription)")
+                throw HaloError.cache(
+                    message: "The cache \(file.path) is unusable (\(reason)) and could not be moved aside: \(error.localizedDescription)")
             }
         }
         movedAsideFile = movedAside
+        // The file exists, 0600, before SQLite opens it: SQLite gives the -wal and -shm files the
+        // database file's mode. Files an older version left more open are narrowed.
+        PrivateFiles.prepareFile(file)
+        for suffix in ["-wal", "-shm"] { PrivateFiles.narrow(file.path + suffix, to: PrivateFiles.fileMode) }
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
@@ -91,8 +99,9 @@ public final class HaloCache: Sendable {
     public func storeResponse(_ body: Data, forKey key: String) throws {
         let now = HaloTimestamp.milliseconds(from: Date())
         try write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO cache_response(key, body, storedAt) VALUES (?, ?, ?)",
-                           arguments: [key, body, now])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO cache_response(key, body, storedAt) VALUES (?, ?, ?)",
+                arguments: [key, body, now])
         }
     }
 

@@ -31,7 +31,8 @@ extension HaloCache {
             throw HaloError.cache(message: "\(error)")
         }
         // Mirrors how the SDK reads the server's answer: skip ⇒ a plain array ⇒ one page of everything.
-        let info = page.skipPagination
+        let info =
+            page.skipPagination
             ? PaginationInfo.singlePage(count: page.items.count)
             : PaginationInfo(page: page.page, limit: page.limit, offset: page.offset, totalItems: page.total, totalPages: page.totalPages)
         return PaginatedContentInstances(paginationInfo: info, instances: try page.items.map(ContentInstance.init(stored:)))

@@ -33,14 +33,18 @@ extension CoreManager {
         guard let baseURL = environment.baseURL else {
             throw .configuration(message: "The environment \(environment) has no valid base URL")
         }
-        do { return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory) } catch let error as HaloError { throw error } catch {
+        do { return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory) } catch let error as HaloError {
+            throw error
+        } catch {
             throw .cache(message: "\(error)")
         }
     }
 
     /// Sends `call` under its offline policy (else `defaultOfflinePolicy`), keeping its answer
     /// under `cacheKey`. `local` computes an answer body from the cache when none was kept.
-    func perform(_ call: APIRequest, cacheKey: String, local: @escaping () throws -> Data? = { nil }) async throws(HaloError) -> HTTPResponse {
+    func perform(_ call: APIRequest, cacheKey: String, local: @escaping () throws -> Data? = { nil }) async throws(HaloError)
+        -> HTTPResponse
+    {
         let policy = call.offlinePolicy ?? defaultOfflinePolicy
         if policy == .none { return try await perform(call) }
         let cache = try offlineCache()
@@ -48,7 +52,9 @@ extension CoreManager {
         do {
             return try await cache.answer(
                 policy: policy, key: cacheKey,
-                load: { let response = try await self.perform(call); return (response, response.body) },
+                load: {
+                    let response = try await self.perform(call); return (response, response.body)
+                },
                 decode: fromCache, local: { try local().map(fromCache) })
         } catch let error as HaloError { throw error } catch { throw .cache(message: "\(error)") }
     }
@@ -81,7 +87,8 @@ extension ContentManager {
 
     /// Syncs a module into the offline cache (first sync + delta, locale change = full re-sync,
     /// §14.3) and returns the log entries it appended.
-    public func syncToCache(query: SyncQuery, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws(HaloError) -> [SyncLogEntry] {
+    public func syncToCache(query: SyncQuery, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws(HaloError) -> [SyncLogEntry]
+    {
         do { return try await syncEngine().sync(query, progress: progress) } catch let error as HaloError { throw error } catch {
             throw .cache(message: "\(error)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Content over the network (the seed's `ContentManager`): modules, search, edition, batch and
 /// the raw sync request. Models and query builders live in Content/Models, Search, Sync, Edition.
@@ -7,6 +8,8 @@ import Foundation
 /// through the offline cache; see ContentManager+Offline.swift (also: sync into the cache, outbox).
 public final class ContentManager: Sendable {
     private let coreBox: WeakBox<CoreManager>
+    /// The last cache failure an edit met (`offlineCacheProblem`).
+    let cacheProblemState = Mutex<HaloError?>(nil)
 
     init(core: CoreManager) { coreBox = WeakBox(core) }
 
@@ -24,9 +27,11 @@ public final class ContentManager: Sendable {
     public func getModules(withFields: Bool = false, offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedModules {
         var query = [URLQueryItem(name: "skip", value: "true")]
         if withFields { query.append(URLQueryItem(name: "withFields", value: "true")) }
-        let response = try await core().perform(APIRequest(.get, "api/generalcontent/module", query: query,
-                                                           headers: ["to-cache": "0"], offlinePolicy: offlinePolicy),
-                                                cacheKey: HaloCache.modulesKey)
+        let response = try await core().perform(
+            APIRequest(
+                .get, "api/generalcontent/module", query: query,
+                headers: ["to-cache": "0"], offlinePolicy: offlinePolicy),
+            cacheKey: HaloCache.modulesKey)
         return try Self.decode(PaginatedModules.self, response)
     }
 
@@ -52,21 +57,28 @@ public final class ContentManager: Sendable {
     private func searchResponse(query: SearchQuery, offlinePolicy: OfflinePolicy?) async throws(HaloError) -> HTTPResponse {
         let core = try core()
         let body = query.body(deviceTags: core.device?.tagList ?? [])
-        return try await core.perform(APIRequest(.post, "api/generalcontent/instance/search", body: .json(body),
-                                                 headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy),
-                                      cacheKey: "search-" + query.cacheKey(deviceTags: core.device?.tagList ?? []),
-                                      local: { try core.localSearchBody(body) })
+        return try await core.perform(
+            APIRequest(
+                .post, "api/generalcontent/instance/search", body: .json(body),
+                headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy),
+            cacheKey: "search-" + query.cacheKey(deviceTags: core.device?.tagList ?? []),
+            local: { try core.localSearchBody(body) })
     }
 
     /// The seed's form of `search`.
-    public func search(query: SearchQuery, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<PaginatedContentInstances?, HaloError>) -> Void) {
+    public func search(
+        query: SearchQuery,
+        completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<PaginatedContentInstances?, HaloError>) -> Void
+    ) {
         Task {
             do throws(HaloError) { handler(nil, .success(try await search(query: query))) } catch { handler(nil, .failure(error)) }
         }
     }
 
     /// The seed's form of `searchAsData`.
-    public func searchAsData(query: SearchQuery, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Data, HaloError>) -> Void) {
+    public func searchAsData(
+        query: SearchQuery, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<Data, HaloError>) -> Void
+    ) {
         Task {
             do throws(HaloError) { handler(nil, .success(try await searchAsData(query: query))) } catch { handler(nil, .failure(error)) }
         }
@@ -76,57 +88,73 @@ public final class ContentManager: Sendable {
 
     /// Creates (no id: `POST instance`) or updates (`PUT instance/{id}`) an instance (§12) and
     /// returns the server's copy — or, when the server cannot be reached, keeps the edit in the
-    /// outbox and returns the local copy (`saveOrQueue` tells which happened).
+    /// outbox and returns the local copy (`saveOrQueue` tells which happened). When the offline
+    /// cache is unusable the edit is sent directly (a warning is logged, `offlineCacheProblem`
+    /// says why), and it fails only when the server cannot be reached either.
     public func save(_ instance: ContentInstance) async throws(HaloError) -> ContentInstance {
         try await saveOrQueue(instance).instance
     }
 
     /// Deletes an instance (soft delete, §12) and returns the server's copy — or, when the server
     /// cannot be reached, keeps the deletion in the outbox and returns the local copy marked
-    /// deleted (`deleteOrQueue` tells which happened).
+    /// deleted (`deleteOrQueue` tells which happened). Without a usable offline cache, as `save`.
     public func delete(instanceId: String) async throws(HaloError) -> ContentInstance {
         try await deleteOrQueue(instanceId: instanceId).instance
     }
 
     /// The save request itself (no outbox).
     func sendSave(_ instance: ContentInstance) async throws(HaloError) -> ContentInstance {
-        let call: APIRequest = if let id = instance.id {
-            APIRequest(.put, "api/generalcontent/instance/\(APIRequest.formEncode(id))", body: .json(instance.wireJSON))
-        } else {
-            APIRequest(.post, "api/generalcontent/instance", body: .json(instance.wireJSON))
-        }
+        let call: APIRequest =
+            if let id = instance.id {
+                APIRequest(.put, "api/generalcontent/instance/\(APIRequest.formEncode(id))", body: .json(instance.wireJSON))
+            } else {
+                APIRequest(.post, "api/generalcontent/instance", body: .json(instance.wireJSON))
+            }
         return try Self.decode(ContentInstance.self, try await core().perform(call))
     }
 
     /// The delete request itself (no outbox).
     func sendDelete(instanceId: String) async throws(HaloError) -> ContentInstance {
-        try Self.decode(ContentInstance.self, try await core().perform(
-            APIRequest(.delete, "api/generalcontent/instance/\(APIRequest.formEncode(instanceId))")))
+        try Self.decode(
+            ContentInstance.self,
+            try await core().perform(
+                APIRequest(.delete, "api/generalcontent/instance/\(APIRequest.formEncode(instanceId))")))
     }
 
     /// Runs several operations in one request (§13); per-operation failures are in the result.
     public func batch(operations: BatchOperations) async throws(HaloError) -> BatchResult {
         guard !operations.isEmpty else { throw .invalidInput(message: "The batch has no operations") }
-        return try Self.decode(BatchResult.self, try await core().perform(
-            APIRequest(.post, "api/generalcontent/instance/batch", body: .json(operations.wireJSON))))
+        return try Self.decode(
+            BatchResult.self,
+            try await core().perform(
+                APIRequest(.post, "api/generalcontent/instance/batch", body: .json(operations.wireJSON))))
     }
 
     /// The seed's form of `save`.
-    public func save(_ instance: ContentInstance, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<ContentInstance?, HaloError>) -> Void) {
+    public func save(
+        _ instance: ContentInstance,
+        completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<ContentInstance?, HaloError>) -> Void
+    ) {
         Task {
             do throws(HaloError) { handler(nil, .success(try await save(instance))) } catch { handler(nil, .failure(error)) }
         }
     }
 
     /// The seed's form of `delete`.
-    public func delete(instanceId: String, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<ContentInstance?, HaloError>) -> Void) {
+    public func delete(
+        instanceId: String, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<ContentInstance?, HaloError>) -> Void
+    ) {
         Task {
-            do throws(HaloError) { handler(nil, .success(try await delete(instanceId: instanceId))) } catch { handler(nil, .failure(error)) }
+            do throws(HaloError) { handler(nil, .success(try await delete(instanceId: instanceId))) } catch {
+                handler(nil, .failure(error))
+            }
         }
     }
 
     /// The seed's form of `batch`.
-    public func batch(operations: BatchOperations, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<BatchResult?, HaloError>) -> Void) {
+    public func batch(
+        operations: BatchOperations, completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<BatchResult?, HaloError>) -> Void
+    ) {
         Task {
             do throws(HaloError) { handler(nil, .success(try await batch(operations: operations))) } catch { handler(nil, .failure(error)) }
         }
@@ -139,7 +167,8 @@ public final class ContentManager: Sendable {
     public func sync(query: SyncQuery) async throws(HaloError) -> SyncResult {
         var headers: [String: String] = [:]
         if let seconds = query.serverCacheSeconds { headers["to-cache"] = String(seconds) }
-        let response = try await core().perform(APIRequest(.post, "api/generalcontent/instance/sync", body: .json(query.wireJSON), headers: headers))
+        let response = try await core().perform(
+            APIRequest(.post, "api/generalcontent/instance/sync", body: .json(query.wireJSON), headers: headers))
         let json = try response.json()
         do { return try SyncResult(wire: json, query: query) } catch {
             throw .invalidResponse(status: response.statusCode, message: "cannot read the sync response: \(error)")
@@ -151,7 +180,9 @@ public final class ContentManager: Sendable {
     /// `getSyncedInstances` / `getSyncLog`.
     public func sync(query: SyncQuery, completionHandler handler: @escaping @Sendable (String, HaloError?) -> Void) {
         Task {
-            do throws(HaloError) { _ = try await syncToCache(query: query); handler(query.moduleKey, nil) } catch { handler(query.moduleKey, error) }
+            do throws(HaloError) { _ = try await syncToCache(query: query); handler(query.moduleKey, nil) } catch {
+                handler(query.moduleKey, error)
+            }
         }
     }
 

@@ -111,7 +111,8 @@ public struct HaloConfiguration: Sendable {
     /// Loads a configuration file. `nameOrPath` is a file name inside `$XDG_CONFIG_HOME/halo-desk/`
     /// or a path (absolute, or containing `/`). The file is a property list (XML or binary) or JSON.
     public static func load(_ nameOrPath: String = "Halo.plist") throws(HaloError) -> HaloConfiguration {
-        let url = nameOrPath.contains("/")
+        let url =
+            nameOrPath.contains("/")
             ? URL(fileURLWithPath: nameOrPath)
             : XDGDirectories.config.appendingPathComponent(nameOrPath)
         let data: Data

@@ -65,13 +65,16 @@ extension CoreManager {
 
     /// Timeouts (the call's, else the core's), the response cap and the TLS policy of a call.
     private func transferOptions(for call: APIRequest) throws(HaloError) -> TransferOptions {
-        TransferOptions(timeoutIntervalForRequest: call.timeoutIntervalForRequest ?? timeoutIntervalForRequest,
-                        timeoutIntervalForResource: call.timeoutIntervalForResource ?? timeoutIntervalForResource,
-                        maximumResponseBytes: maximumResponseBytes, trust: try tlsTrust())
+        TransferOptions(
+            timeoutIntervalForRequest: call.timeoutIntervalForRequest ?? timeoutIntervalForRequest,
+            timeoutIntervalForResource: call.timeoutIntervalForResource ?? timeoutIntervalForResource,
+            maximumResponseBytes: maximumResponseBytes, trust: try tlsTrust())
     }
 
     /// One transfer, bracketed by the network add-ons' hooks.
-    private func send(_ request: HTTPRequest, options: TransferOptions, sink: (any HTTPBodySink)? = nil) async throws(HaloError) -> HTTPResponse {
+    private func send(_ request: HTTPRequest, options: TransferOptions, sink: (any HTTPBodySink)? = nil) async throws(HaloError)
+        -> HTTPResponse
+    {
         let networkAddons = getAddons(type: (any NetworkAddon).self)
         networkAddons.forEach { $0.willPerformRequest(request: request) }
         log.info("→ \(request)")
@@ -112,7 +115,8 @@ extension CoreManager {
             let client = [("client_id", credentials.username), ("client_secret", credentials.password)]
             if let refresh = held?.refreshToken {
                 do {
-                    return try await requestToken(marker: "_app", form: [("grant_type", "refresh_token"), ("refresh_token", refresh)] + client, headers: [:])
+                    return try await requestToken(
+                        marker: "_app", form: [("grant_type", "refresh_token"), ("refresh_token", refresh)] + client, headers: [:])
                 } catch .server(let status, _, _) where (400..<500).contains(status) {
                     // The refresh token was refused too (the session was revoked). iOS gives up
                     // here (§3.4); the client credentials are at hand, so start a new session as
@@ -126,9 +130,10 @@ extension CoreManager {
                 throw .notAuthenticated(message: "No user credentials configured (USERNAME / PASSWORD)")
             }
             let basic = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
-            return try await requestToken(marker: "_user",
-                                          form: [("grant_type", "password"), ("username", credentials.username), ("password", credentials.password)],
-                                          headers: ["Authorization": "Basic \(basic)"])
+            return try await requestToken(
+                marker: "_user",
+                form: [("grant_type", "password"), ("username", credentials.username), ("password", credentials.password)],
+                headers: ["Authorization": "Basic \(basic)"])
         case .appPlus:
             return try await auth.renewIdentifiedToken()
         }
@@ -136,8 +141,9 @@ extension CoreManager {
 
     private func requestToken(marker: String, form: [(String, String)], headers: [String: String]) async throws(HaloError) -> Token {
         guard let baseURL = environment.baseURL else { throw .configuration(message: "No base URL") }
-        let call = APIRequest(.post, "api/oauth/token", query: [URLQueryItem(name: marker, value: nil)], body: .form(form),
-                              headers: headers, reauthenticateOn401: false)
+        let call = APIRequest(
+            .post, "api/oauth/token", query: [URLQueryItem(name: marker, value: nil)], body: .form(form),
+            headers: headers, reauthenticateOn401: false)
         var request = try call.httpRequest(baseURL: baseURL)
         request.headers.merge(headers) { _, new in new }
         let response = try await send(request, options: try transferOptions(for: call))

@@ -26,8 +26,10 @@ extension CoreManager {
             }
         }
         if configuration.enableSystemTags {
-            SystemTags.collect(applicationName: configuration.applicationName, applicationVersion: configuration.applicationVersion,
-                               environment: configuration.environment).forEach(device.setTag)
+            SystemTags.collect(
+                applicationName: configuration.applicationName, applicationVersion: configuration.applicationVersion,
+                environment: configuration.environment
+            ).forEach(device.setTag)
         }
         setDevice(device)
 
@@ -64,17 +66,19 @@ extension CoreManager {
         let device = self.device ?? Device()
         let addons = self.addons
         addons.forEach { $0.willRegisterDevice(core: self) }
-        let call: APIRequest = if let id = device.id {
-            APIRequest(.put, "api/segmentation/appuser/\(APIRequest.formEncode(id))", body: .json(device.requestJSON()))
-        } else {
-            APIRequest(.post, "api/segmentation/appuser", body: .json(device.requestJSON()))
-        }
+        let call: APIRequest =
+            if let id = device.id {
+                APIRequest(.put, "api/segmentation/appuser/\(APIRequest.formEncode(id))", body: .json(device.requestJSON()))
+            } else {
+                APIRequest(.post, "api/segmentation/appuser", body: .json(device.requestJSON()))
+            }
         let saved = try Device(wire: try await performJSON(call))
         setDevice(saved)
         let configuration = self.configuration
         do {
-            try DeviceStore(directory: configuration.dataDirectory).save(saved, environment: configuration.environment,
-                                                                          credentials: configuration.appCredentials)
+            try DeviceStore(directory: configuration.dataDirectory).save(
+                saved, environment: configuration.environment,
+                credentials: configuration.appCredentials)
         } catch {
             log.warning("\(error)")
         }

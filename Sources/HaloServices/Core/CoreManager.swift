@@ -51,19 +51,23 @@ public final class CoreManager: Sendable {
     }
 
     /// Identified users, login and the pocket.
-    public var auth: AuthManager { _auth.withLock { manager in
-        if let manager { return manager }
-        let created = AuthManager(core: self)
-        manager = created
-        return created
-    } }
+    public var auth: AuthManager {
+        _auth.withLock { manager in
+            if let manager { return manager }
+            let created = AuthManager(core: self)
+            manager = created
+            return created
+        }
+    }
     /// Modules, search, edition, batch and sync.
-    public var content: ContentManager { _content.withLock { manager in
-        if let manager { return manager }
-        let created = ContentManager(core: self)
-        manager = created
-        return created
-    } }
+    public var content: ContentManager {
+        _content.withLock { manager in
+            if let manager { return manager }
+            let created = ContentManager(core: self)
+            manager = created
+            return created
+        }
+    }
     private let _auth = Mutex<AuthManager?>(nil)
     private let _content = Mutex<ContentManager?>(nil)
 
@@ -81,7 +85,11 @@ public final class CoreManager: Sendable {
     /// The whole configuration (credentials, environment, flags, folders).
     public var configuration: HaloConfiguration {
         get { state.withLock { $0.configuration } }
-        set { state.withLock { $0.configuration = newValue; $0.pinnedKeys = nil } }
+        set {
+            state.withLock {
+                $0.configuration = newValue; $0.pinnedKeys = nil
+            }
+        }
     }
 
     /// Reads a configuration file (name in `$XDG_CONFIG_HOME/halo-desk/` or path; plist or JSON).
@@ -105,8 +113,12 @@ public final class CoreManager: Sendable {
     /// Like the seed, the handler gets `true` once done; call `startup` again to register the device there.
     public func setEnvironment(_ environment: HaloEnvironment, completionHandler handler: (@Sendable (Bool) -> Void)? = nil) {
         guard environment.baseURL != nil else { handler?(false); return }
-        state.withLock { $0.configuration.environment = environment; $0.device = nil; $0.pinnedKeys = nil }
-        Task { await tokens.clearAll(); handler?(true) }
+        state.withLock {
+            $0.configuration.environment = environment; $0.device = nil; $0.pinnedKeys = nil
+        }
+        Task {
+            await tokens.clearAll(); handler?(true)
+        }
     }
 
     /// The mode used by requests that do not choose one.

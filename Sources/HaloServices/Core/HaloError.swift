@@ -6,7 +6,7 @@ public typealias JSONValue = HaloContentStore.JSONValue
 
 /// Every failure the SDK reports. Each case carries a sentence fit to show a user, and server
 /// failures keep the HTTP status and the server's own message (PROTOCOL §2.1).
-public enum HaloError: Error, Sendable, Equatable {
+public enum HaloError: Error, Sendable, Hashable {
     /// The server answered with an error status; `message` is the envelope's `error.message`.
     case server(status: Int, message: String, extra: JSONValue?)
     /// The server's answer could not be understood (not JSON, or not the expected shape).

@@ -39,7 +39,7 @@ public final class ImageLoader: Sendable {
     /// Throws `HaloError.invalidInput` with a sentence for anything else.
     public static func imageURL(_ text: String) throws(HaloError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              url.host != nil
+            url.host != nil
         else { throw .invalidInput(message: "“\(text)” is not an http(s) image address") }
         return url
     }
@@ -56,12 +56,14 @@ public final class ImageLoader: Sendable {
         _ = try Self.imageURL(key)
         // No HALO headers on purpose (see the type's comment).
         let request = HTTPRequest(method: .get, url: url, headers: ["Accept": "image/*"])
-        let options = TransferOptions(timeoutIntervalForRequest: timeout, timeoutIntervalForResource: timeout,
-                                      maximumResponseBytes: maximumBytes, followsRedirects: true)
+        let options = TransferOptions(
+            timeoutIntervalForRequest: timeout, timeoutIntervalForResource: timeout,
+            maximumResponseBytes: maximumBytes, followsRedirects: true)
         let response = try await transport.perform(request, options: options)
         let host = url.host ?? key
         guard response.isSuccess else {
-            throw .invalidResponse(status: response.statusCode, message: "\(host) answered HTTP \(response.statusCode) instead of the image")
+            throw .invalidResponse(
+                status: response.statusCode, message: "\(host) answered HTTP \(response.statusCode) instead of the image")
         }
         guard ImageFormat(sniffing: response.body, contentType: response.headers["content-type"]) != nil else {
             let type = response.headers["content-type"].map { " (\($0))" } ?? ""
@@ -93,14 +95,23 @@ enum ImageFormat: Equatable {
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
         }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { self = .png }
-        else if starts([0xFF, 0xD8, 0xFF]) { self = .jpeg }
-        else if starts(Array("GIF8".utf8)) { self = .gif }
-        else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { self = .webp }
-        else if starts(Array("BM".utf8)) { self = .bmp }
-        else if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { self = .tiff }
-        else if contentType?.lowercased().hasPrefix("image/svg+xml") == true { self = .svg }
-        else { return nil }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if starts([0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if starts(Array("GIF8".utf8)) {
+            self = .gif
+        } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
+            self = .webp
+        } else if starts(Array("BM".utf8)) {
+            self = .bmp
+        } else if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
+            self = .tiff
+        } else if contentType?.lowercased().hasPrefix("image/svg+xml") == true {
+            self = .svg
+        } else {
+            return nil
+        }
     }
 }
 

@@ -56,8 +56,9 @@ public final class TranslationsHelper: @unchecked Sendable {
         moduleId: String, locale: HaloLocale, keyField: String, valueField: String,
         mappingRule: MappingRule = .stringsOnly, sync: @escaping TranslationsSyncPerformer
     ) {
-        self.init(module: .id(moduleId), locale: locale, keyField: keyField, valueField: valueField,
-                  mappingRule: mappingRule, sync: sync)
+        self.init(
+            module: .id(moduleId), locale: locale, keyField: keyField, valueField: valueField,
+            mappingRule: mappingRule, sync: sync)
     }
 
     /// Translations from a module given by name.
@@ -65,8 +66,9 @@ public final class TranslationsHelper: @unchecked Sendable {
         moduleName: String, locale: HaloLocale, keyField: String, valueField: String,
         mappingRule: MappingRule = .stringsOnly, sync: @escaping TranslationsSyncPerformer
     ) {
-        self.init(module: .name(moduleName), locale: locale, keyField: keyField, valueField: valueField,
-                  mappingRule: mappingRule, sync: sync)
+        self.init(
+            module: .name(moduleName), locale: locale, keyField: keyField, valueField: valueField,
+            mappingRule: mappingRule, sync: sync)
     }
 
     public init(

@@ -32,7 +32,7 @@ public struct ConsoleLogger: Logger {
     }
 }
 
-/// Appends every message to a file (`filePath`), creating it and its folder as needed.
+/// Appends every message to a file (`filePath`), creating it (0600) and its folder (0700) as needed.
 /// Default place: `$XDG_DATA_HOME/halo-desk/halo.log`.
 public final class FileLogger: Logger {
     /// The file being written.
@@ -41,10 +41,8 @@ public final class FileLogger: Logger {
 
     public init(filePath: URL = XDGDirectories.data.appendingPathComponent("halo.log")) {
         self.filePath = filePath
-        try? FileManager.default.createDirectory(at: filePath.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: filePath.path) {
-            _ = FileManager.default.createFile(atPath: filePath.path, contents: nil)
-        }
+        try? PrivateFiles.createDirectory(filePath.deletingLastPathComponent())
+        PrivateFiles.prepareFile(filePath)  // 0600: the log shows requests
         let handle = try? FileHandle(forWritingTo: filePath)
         _ = try? handle?.seekToEnd()
         self.handle = Mutex(handle)
@@ -58,7 +56,8 @@ public final class FileLogger: Logger {
 
 enum LogLine {
     static func format(_ message: String, level: LogLevel) -> String {
-        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        let stamp = ISO8601DateFormatter.string(
+            from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         return "\(stamp) [HALO] [\(String(describing: level).uppercased())] \(message)\n"
     }
 }

@@ -29,9 +29,11 @@ public struct APIRequest: Sendable {
     public var timeoutIntervalForRequest: TimeInterval?
     public var timeoutIntervalForResource: TimeInterval?
 
-    public init(_ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Body = .none,
-                headers: [String: String] = [:], authenticationMode: AuthenticationMode? = nil,
-                reauthenticateOn401: Bool = true, numberOfRetries: Int? = nil, offlinePolicy: OfflinePolicy? = nil) {
+    public init(
+        _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Body = .none,
+        headers: [String: String] = [:], authenticationMode: AuthenticationMode? = nil,
+        reauthenticateOn401: Bool = true, numberOfRetries: Int? = nil, offlinePolicy: OfflinePolicy? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query

@@ -42,12 +42,18 @@ public final class CurlTransport: Sendable {
         try await transfer(request, options: options, sink: sink)
     }
 
-    private func transfer(_ request: HTTPRequest, options: TransferOptions, sink: (any HTTPBodySink)?) async throws(HaloError) -> HTTPResponse {
+    private func transfer(_ request: HTTPRequest, options: TransferOptions, sink: (any HTTPBodySink)?) async throws(HaloError)
+        -> HTTPResponse
+    {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw .configuration(message: "Unsupported URL \(request.url.absoluteString): only https (and http to this machine) are allowed")
+            throw .configuration(
+                message: "Unsupported URL \(request.url.absoluteString): only https (and http to this machine) are allowed")
         }
         if scheme == "http" && !request.url.isLoopbackHost {
-            throw .configuration(message: "Refusing plain http to \(request.url.host ?? "?"): http is only allowed for loopback hosts (127.0.0.1, localhost, ::1); use https")
+            throw .configuration(
+                message:
+                    "Refusing plain http to \(request.url.host ?? "?"): http is only allowed for loopback hosts (127.0.0.1, localhost, ::1); use https"
+            )
         }
         let context = TransferContext(maximumBytes: options.maximumResponseBytes, sink: sink)
         let job = TransferJob(transport: self, request: request, options: options, context: context)
@@ -193,7 +199,8 @@ private final class TransferContext: @unchecked Sendable {
         if let body = request.body, request.method != .get {
             _ = halo_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             body.withUnsafeBytes { raw in
-                _ = halo_curl_setopt_pointer(curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                _ = halo_curl_setopt_pointer(
+                    curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
             }
         } else if request.method == .post {
             _ = halo_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, 0)
@@ -206,41 +213,47 @@ private final class TransferContext: @unchecked Sendable {
         _ = halo_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
 
         let this = Unmanaged.passUnretained(self).toOpaque()
-        _ = halo_curl_setopt_data_callback(curl, CURLOPT_WRITEFUNCTION, { pointer, size, count, user in
-            guard let user, let pointer else { return 0 }
-            let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
-            let length = size * count
-            if let sink = context.streamingSink {
-                return context.stream(UnsafeRawBufferPointer(start: pointer, count: length), to: sink) ? length : 0
-            }
-            if context.body.count + length > context.maximumBytes {
-                context.exceededLimit = true
-                return 0  // aborts the transfer
-            }
-            context.body.append(UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: length)
-            return length
-        })
+        _ = halo_curl_setopt_data_callback(
+            curl, CURLOPT_WRITEFUNCTION,
+            { pointer, size, count, user in
+                guard let user, let pointer else { return 0 }
+                let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
+                let length = size * count
+                if let sink = context.streamingSink {
+                    return context.stream(UnsafeRawBufferPointer(start: pointer, count: length), to: sink) ? length : 0
+                }
+                if context.body.count + length > context.maximumBytes {
+                    context.exceededLimit = true
+                    return 0  // aborts the transfer
+                }
+                context.body.append(UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: length)
+                return length
+            })
         _ = halo_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, this)
-        _ = halo_curl_setopt_data_callback(curl, CURLOPT_HEADERFUNCTION, { pointer, size, count, user in
-            guard let user, let pointer else { return 0 }
-            let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
-            let length = size * count
-            let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
-            if line.hasPrefix("HTTP/") {  // a new response (e.g. after 100)
-                context.headerLines.removeAll()
-                let parts = line.split(separator: " ")
-                context.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            }
-            context.headerLines.append(line)
-            return length
-        })
+        _ = halo_curl_setopt_data_callback(
+            curl, CURLOPT_HEADERFUNCTION,
+            { pointer, size, count, user in
+                guard let user, let pointer else { return 0 }
+                let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
+                let length = size * count
+                let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+                if line.hasPrefix("HTTP/") {  // a new response (e.g. after 100)
+                    context.headerLines.removeAll()
+                    let parts = line.split(separator: " ")
+                    context.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+                }
+                context.headerLines.append(line)
+                return length
+            })
         _ = halo_curl_setopt_pointer(curl, CURLOPT_HEADERDATA, this)
         _ = halo_curl_setopt_long(curl, CURLOPT_NOPROGRESS, 0)
-        _ = halo_curl_setopt_xferinfo_callback(curl, { user, _, _, _, _ in
-            guard let user else { return 0 }
-            let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
-            return context.cancelled.load(ordering: .relaxed) ? 1 : 0
-        })
+        _ = halo_curl_setopt_xferinfo_callback(
+            curl,
+            { user, _, _, _, _ in
+                guard let user else { return 0 }
+                let context = Unmanaged<TransferContext>.fromOpaque(user).takeUnretainedValue()
+                return context.cancelled.load(ordering: .relaxed) ? 1 : 0
+            })
         _ = halo_curl_setopt_pointer(curl, CURLOPT_XFERINFODATA, this)
 
         if cancelled.load(ordering: .relaxed) { return .failure(.cancelled) }

@@ -55,9 +55,11 @@ public struct TransferOptions: Sendable {
     /// answers are never redirects. A redirect may lead to https only, or anywhere from a loopback host.
     public var followsRedirects: Bool
 
-    public init(timeoutIntervalForRequest: TimeInterval = 60, timeoutIntervalForResource: TimeInterval = 600,
-                maximumResponseBytes: Int = 64 * 1024 * 1024, trust: TLSTrust = .systemRoots,
-                followsRedirects: Bool = false) {
+    public init(
+        timeoutIntervalForRequest: TimeInterval = 60, timeoutIntervalForResource: TimeInterval = 600,
+        maximumResponseBytes: Int = 64 * 1024 * 1024, trust: TLSTrust = .systemRoots,
+        followsRedirects: Bool = false
+    ) {
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.timeoutIntervalForResource = timeoutIntervalForResource
         self.maximumResponseBytes = maximumResponseBytes

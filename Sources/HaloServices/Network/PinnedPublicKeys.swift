@@ -25,7 +25,10 @@ public struct PinnedPublicKeys: Sendable, Equatable {
                 .filter { Self.certificateExtensions.contains($0.pathExtension.lowercased()) }
                 .sorted { $0.path < $1.path }
         } catch {
-            throw .configuration(message: "SSL pinning is on but the certificates folder \(folder.path) cannot be read; add the server's certificate there or set DISABLE_SSL_PINNING")
+            throw .configuration(
+                message:
+                    "SSL pinning is on but the certificates folder \(folder.path) cannot be read; add the server's certificate there or set DISABLE_SSL_PINNING"
+            )
         }
         var hashes: [String] = []
         for file in files {
@@ -38,7 +41,10 @@ public struct PinnedPublicKeys: Sendable, Equatable {
             }
         }
         guard !hashes.isEmpty else {
-            throw .configuration(message: "SSL pinning is on but \(folder.path) holds no certificate (.cer, .crt, .der, .pem); add the server's certificate there or set DISABLE_SSL_PINNING")
+            throw .configuration(
+                message:
+                    "SSL pinning is on but \(folder.path) holds no certificate (.cer, .crt, .der, .pem); add the server's certificate there or set DISABLE_SSL_PINNING"
+            )
         }
         self.sha256Base64 = hashes
     }
@@ -95,8 +101,8 @@ enum DERCertificate {
     static func subjectPublicKeyInfo(of der: Data) -> Data? {
         let bytes = [UInt8](der)
         guard let certificate = element(in: bytes, at: 0, limit: bytes.count), certificate.tag == 0x30,
-              let tbs = element(in: bytes, at: certificate.content.lowerBound, limit: certificate.content.upperBound),
-              tbs.tag == 0x30
+            let tbs = element(in: bytes, at: certificate.content.lowerBound, limit: certificate.content.upperBound),
+            tbs.tag == 0x30
         else { return nil }
         var cursor = tbs.content.lowerBound
         var fields: [Element] = []

@@ -51,7 +51,8 @@ extension HTTPResponse {
         switch error {
         case DecodingError.keyNotFound(let key, let context):
             return "missing key \(([context.codingPath.map(\.stringValue), [key.stringValue]].flatMap { $0 }).joined(separator: "."))"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context):
             return "\(context.debugDescription) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         default:
             return "\(error)"

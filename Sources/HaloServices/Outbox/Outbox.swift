@@ -145,8 +145,9 @@ public final class Outbox: Sendable {
     /// on the server); the next flush sends it.
     public func retry(_ entry: OutboxEntry) throws {
         try cache.write { db in
-            try db.execute(sql: "UPDATE cache_outbox SET state = 'pending', lastError = NULL WHERE seq = ? AND state = 'failed'",
-                           arguments: [entry.id])
+            try db.execute(
+                sql: "UPDATE cache_outbox SET state = 'pending', lastError = NULL WHERE seq = ? AND state = 'failed'",
+                arguments: [entry.id])
             guard db.changesCount == 1 else {
                 throw HaloError.invalidInput(message: "Outbox entry \(entry.id) has not failed.")
             }
@@ -168,10 +169,11 @@ public final class Outbox: Sendable {
             mine.updatedAt = server.updatedAt
             let body = mine.fullJSON.jsonString(sortedKeys: false)
             try cache.write { db in
-                try db.execute(sql: """
-                    UPDATE cache_outbox SET body = ?, baseUpdatedAt = ?, state = 'pending', serverCopy = NULL, lastError = NULL
-                    WHERE seq = ?
-                    """, arguments: [body, server.updatedAt.map(HaloTimestamp.milliseconds(from:)), entry.id])
+                try db.execute(
+                    sql: """
+                        UPDATE cache_outbox SET body = ?, baseUpdatedAt = ?, state = 'pending', serverCopy = NULL, lastError = NULL
+                        WHERE seq = ?
+                        """, arguments: [body, server.updatedAt.map(HaloTimestamp.milliseconds(from:)), entry.id])
                 if !copy.id.isEmpty { try OutboxShadow.serverCopyArrived(copy, for: instanceId, in: db) }
                 try OutboxShadow.reconcile(instanceId, in: db)
             }
@@ -192,7 +194,11 @@ public final class Outbox: Sendable {
     @discardableResult
     public func flush() async throws -> OutboxFlushReport {
         // A flush already under way sends everything pending: this call has nothing to add.
-        guard cache.outboxFlushing.withLock({ busy in defer { busy = true }; return !busy }) else { return OutboxFlushReport() }
+        guard
+            cache.outboxFlushing.withLock({ busy in
+                defer { busy = true }; return !busy
+            })
+        else { return OutboxFlushReport() }
         defer { cache.outboxFlushing.withLock { $0 = false } }
         var report = OutboxFlushReport()
         var blocked = Set<String>()  // instances with an unresolved conflict or failure
@@ -277,8 +283,9 @@ public final class Outbox: Sendable {
             for (position, entry) in run.enumerated() {
                 let outcome = result.operations.first { $0.position == position && $0.operation == Self.operation(for: entry) }
                 guard let outcome else {
-                    try db.execute(sql: "UPDATE cache_outbox SET lastError = ? WHERE seq = ?",
-                                   arguments: ["The batch answer did not mention this edit.", entry.id])
+                    try db.execute(
+                        sql: "UPDATE cache_outbox SET lastError = ? WHERE seq = ?",
+                        arguments: ["The batch answer did not mention this edit.", entry.id])
                     if let id = entry.instance.id { blocked.insert(id) }
                     continue
                 }
@@ -307,8 +314,9 @@ public final class Outbox: Sendable {
                         try OutboxShadow.reconcile(id, in: db)
                     }
                 } else if let server = outcome.conflictingInstance {
-                    try db.execute(sql: "UPDATE cache_outbox SET state = 'conflict', serverCopy = ?, lastError = ? WHERE seq = ?",
-                                   arguments: [server.fullJSON.jsonString(sortedKeys: false), outcome.error?.message, entry.id])
+                    try db.execute(
+                        sql: "UPDATE cache_outbox SET state = 'conflict', serverCopy = ?, lastError = ? WHERE seq = ?",
+                        arguments: [server.fullJSON.jsonString(sortedKeys: false), outcome.error?.message, entry.id])
                     var conflicted = entry
                     conflicted.state = .conflict(server: server)
                     report.conflicts.append(conflicted)
@@ -319,8 +327,9 @@ public final class Outbox: Sendable {
                     }
                 } else {
                     let message = outcome.error?.message ?? "The server refused the edit."
-                    try db.execute(sql: "UPDATE cache_outbox SET state = 'failed', lastError = ? WHERE seq = ?",
-                                   arguments: [message, entry.id])
+                    try db.execute(
+                        sql: "UPDATE cache_outbox SET state = 'failed', lastError = ? WHERE seq = ?",
+                        arguments: [message, entry.id])
                     var failed = entry
                     failed.state = .failed(message: message)
                     report.failed.append(failed)
@@ -359,9 +368,12 @@ public final class Outbox: Sendable {
         var update = edited
         update.id = created.id
         update.updatedAt = created.updatedAt
-        try db.execute(sql: "UPDATE cache_outbox SET kind = 'update', instanceId = ?, body = ?, baseUpdatedAt = ? WHERE seq = ?",
-                       arguments: [created.id, update.fullJSON.jsonString(sortedKeys: false),
-                                   created.updatedAt.map(HaloTimestamp.milliseconds(from:)), seq])
+        try db.execute(
+            sql: "UPDATE cache_outbox SET kind = 'update', instanceId = ?, body = ?, baseUpdatedAt = ? WHERE seq = ?",
+            arguments: [
+                created.id, update.fullJSON.jsonString(sortedKeys: false),
+                created.updatedAt.map(HaloTimestamp.milliseconds(from:)), seq,
+            ])
     }
 
     private func record(error: String, on run: [OutboxEntry]) throws {
@@ -379,10 +391,14 @@ public final class Outbox: Sendable {
         let body = instance.fullJSON.jsonString(sortedKeys: false)
         let seq = try cache.write { db -> Int64 in
             if let id = instance.id { try OutboxShadow.rememberServerCopy(of: id, in: db) }
-            try db.execute(sql: """
-                INSERT INTO cache_outbox(kind, instanceId, moduleId, body, baseUpdatedAt, queuedAt) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [kind.rawValue, instance.id, instance.moduleId, body,
-                                 instance.updatedAt.map(HaloTimestamp.milliseconds(from:)), HaloTimestamp.milliseconds(from: now)])
+            try db.execute(
+                sql: """
+                    INSERT INTO cache_outbox(kind, instanceId, moduleId, body, baseUpdatedAt, queuedAt) VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    kind.rawValue, instance.id, instance.moduleId, body,
+                    instance.updatedAt.map(HaloTimestamp.milliseconds(from:)), HaloTimestamp.milliseconds(from: now),
+                ])
             let seq = db.lastInsertedRowID
             if let id = instance.id { try OutboxShadow.reconcile(id, in: db) }
             return seq
@@ -392,17 +408,20 @@ public final class Outbox: Sendable {
 
     private func pendingCreate(localId: String) throws -> Int64? {
         try cache.read { db in
-            try Int64.fetchOne(db, sql: "SELECT seq FROM cache_outbox WHERE kind = 'create' AND instanceId = ? AND state = 'pending'",
-                               arguments: [localId])
+            try Int64.fetchOne(
+                db, sql: "SELECT seq FROM cache_outbox WHERE kind = 'create' AND instanceId = ? AND state = 'pending'",
+                arguments: [localId])
         }
     }
 
     /// The newest entry of `id` when it is an update still waiting to be sent.
     private func pendingUpdate(of id: String) throws -> Int64? {
         try cache.read { db in
-            guard let newest = try Row.fetchOne(db, sql: "SELECT seq, kind, state FROM cache_outbox WHERE instanceId = ? ORDER BY seq DESC LIMIT 1",
-                                                arguments: [id]),
-                  newest["kind"] as String == OutboxEntry.Kind.update.rawValue, newest["state"] as String == "pending"
+            guard
+                let newest = try Row.fetchOne(
+                    db, sql: "SELECT seq, kind, state FROM cache_outbox WHERE instanceId = ? ORDER BY seq DESC LIMIT 1",
+                    arguments: [id]),
+                newest["kind"] as String == OutboxEntry.Kind.update.rawValue, newest["state"] as String == "pending"
             else { return nil }
             return newest["seq"]
         }
@@ -411,14 +430,16 @@ public final class Outbox: Sendable {
     /// Rewrites a create or an update not sent yet (and its local copy in the content tables).
     private func rewrite(_ seq: Int64, with instance: ContentInstance) throws {
         try cache.write { db in
-            try db.execute(sql: "UPDATE cache_outbox SET body = ? WHERE seq = ?",
-                           arguments: [instance.fullJSON.jsonString(sortedKeys: false), seq])
+            try db.execute(
+                sql: "UPDATE cache_outbox SET body = ? WHERE seq = ?",
+                arguments: [instance.fullJSON.jsonString(sortedKeys: false), seq])
             if let id = instance.id { try OutboxShadow.reconcile(id, in: db) }
         }
     }
 
     private func entry(id: Int64) throws -> OutboxEntry? {
-        try cache.read { db in try Row.fetchOne(db, sql: "SELECT * FROM cache_outbox WHERE seq = ?", arguments: [id]).map(Self.entry(from:)) }
+        try cache.read { db in try Row.fetchOne(db, sql: "SELECT * FROM cache_outbox WHERE seq = ?", arguments: [id]).map(Self.entry(from:))
+        }
     }
 
     private static func entry(from row: Row) throws -> OutboxEntry {

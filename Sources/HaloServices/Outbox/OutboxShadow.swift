@@ -17,24 +17,28 @@ enum OutboxShadow {
     /// edits of the same instance cover the same server copy).
     static func rememberServerCopy(of id: String, in db: Database) throws {
         let held = try ContentTables.instance(id: id, in: db)
-        try db.execute(sql: "INSERT OR IGNORE INTO cache_outbox_base(instanceId, body) VALUES (?, ?)",
-                       arguments: [id, try held.map(encode)])
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO cache_outbox_base(instanceId, body) VALUES (?, ?)",
+            arguments: [id, try held.map(encode)])
     }
 
     /// The server's current copy became known (a conflict, a sent edit's answer, a sync): it is
     /// what the cache goes back to once no edit covers it. `nil`: the server no longer has it.
     static func serverCopyArrived(_ copy: WireInstance?, for id: String, in db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO cache_outbox_base(instanceId, body) VALUES (?, ?)",
-                       arguments: [id, try copy.map(encode)])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO cache_outbox_base(instanceId, body) VALUES (?, ?)",
+            arguments: [id, try copy.map(encode)])
     }
 
     /// Makes the content tables show the newest waiting edit of `id`, or else the server's copy;
     /// forgets the server's copy once no entry of `id` is left in the outbox at all.
     static func reconcile(_ id: String, in db: Database) throws {
-        let newest = try Row.fetchOne(db, sql: """
-            SELECT kind, body FROM cache_outbox WHERE instanceId = ? AND state IN ('pending', 'conflict')
-            ORDER BY seq DESC LIMIT 1
-            """, arguments: [id])
+        let newest = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT kind, body FROM cache_outbox WHERE instanceId = ? AND state IN ('pending', 'conflict')
+                ORDER BY seq DESC LIMIT 1
+                """, arguments: [id])
         if let newest {
             if newest["kind"] as String == OutboxEntry.Kind.delete.rawValue {
                 try ContentTables.hardDelete(ids: [id], in: db)
@@ -52,7 +56,8 @@ enum OutboxShadow {
         } else {
             try ContentTables.hardDelete(ids: [id], in: db)
         }
-        let stillQueued = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE instanceId = ?)", arguments: [id]) ?? false
+        let stillQueued =
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE instanceId = ?)", arguments: [id]) ?? false
         if !stillQueued {  // a failed entry keeps the copy, for when it is retried and discarded
             try db.execute(sql: "DELETE FROM cache_outbox_base WHERE instanceId = ?", arguments: [id])
         }

@@ -49,8 +49,10 @@ final class SyncChunkWriter: @unchecked Sendable {
     private var failure: (any Error)?
     private var closed = false
 
-    init(cache: HaloCache, key: String, bulkCandidate: Bool, announcedTotal: @escaping @Sendable () -> Int?,
-         capacity: Int = 1, onApplied: @escaping @Sendable (Int) -> Void) {
+    init(
+        cache: HaloCache, key: String, bulkCandidate: Bool, announcedTotal: @escaping @Sendable () -> Int?,
+        capacity: Int = 1, onApplied: @escaping @Sendable (Int) -> Void
+    ) {
         self.cache = cache
         self.key = key
         self.bulkCandidate = bulkCandidate

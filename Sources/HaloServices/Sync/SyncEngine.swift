@@ -98,7 +98,9 @@ public final class SyncEngine: Sendable {
 
     // MARK: Running
 
-    private func run(_ query: SyncQuery, flag: CancellationFlag, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> [SyncLogEntry] {
+    private func run(_ query: SyncQuery, flag: CancellationFlag, progress: (@Sendable (SyncProgress) -> Void)?) async throws
+        -> [SyncLogEntry]
+    {
         do {
             let from = try cache.beginSync(query)
             let counter = ProgressCounter()
@@ -215,7 +217,11 @@ private final class ProgressCounter: @unchecked Sendable {
         set { lock.withLock { announced = newValue } }
     }
     @discardableResult
-    func add(_ n: Int) -> Int { lock.withLock { count += n; return count } }
+    func add(_ n: Int) -> Int {
+        lock.withLock {
+            count += n; return count
+        }
+    }
 }
 
 /// Turns the streamed answer into chunked cache writes: decodes each element as the parser cuts
@@ -276,8 +282,10 @@ private struct SyncApplier {
             syncDate: HaloTimestamp.date(fromMilliseconds: Double(timestamp)), locale: query.locale,
             creations: counts.created, updates: counts.updated, deletions: counts.deleted)
         if isCancelled() { throw HaloError.cancelled }
-        try writer.finish(upserts: upserts, deletions: deletions, completion: SyncChunkWriter.Completion(
-            locale: query.locale.rawValue, entry: entry, isCancelled: isCancelled))
+        try writer.finish(
+            upserts: upserts, deletions: deletions,
+            completion: SyncChunkWriter.Completion(
+                locale: query.locale.rawValue, entry: entry, isCancelled: isCancelled))
         return entry
     }
 }

@@ -20,8 +20,10 @@ extension HaloCache {
 
     func syncState(key: String) throws -> SyncState? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT locale, syncTimestamp, firstSyncInProgress FROM cache_sync_state WHERE syncKey = ?",
-                             arguments: [key]).map { SyncState(locale: $0[0], syncTimestamp: $0[1], firstSyncInProgress: $0[2]) }
+            try Row.fetchOne(
+                db, sql: "SELECT locale, syncTimestamp, firstSyncInProgress FROM cache_sync_state WHERE syncKey = ?",
+                arguments: [key]
+            ).map { SyncState(locale: $0[0], syncTimestamp: $0[1], firstSyncInProgress: $0[2]) }
         }
     }
 
@@ -40,9 +42,10 @@ extension HaloCache {
                 return from
             }
             try Self.dropInstances(key: key, in: db)
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, NULL, 1)
-                """, arguments: [key, locale])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, NULL, 1)
+                    """, arguments: [key, locale])
             if let id = query.moduleId {
                 try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, id])
             }
@@ -77,14 +80,19 @@ extension HaloCache {
     /// Moves the sync point of `key` and appends the log entry (inside the caller's transaction).
     static func recordSyncPoint(key: String, locale: String, entry: SyncLogEntry, in db: Database) throws {
         let timestamp = HaloTimestamp.milliseconds(from: entry.syncDate)
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, ?, 0)
-            """, arguments: [key, locale, timestamp])
-        try db.execute(sql: """
-            INSERT INTO cache_sync_log(syncKey, moduleId, moduleName, syncDate, locale, creations, updates, deletions)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [key, entry.moduleId, entry.moduleName, timestamp, entry.locale?.rawValue,
-                             entry.creations, entry.updates, entry.deletions])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, ?, 0)
+                """, arguments: [key, locale, timestamp])
+        try db.execute(
+            sql: """
+                INSERT INTO cache_sync_log(syncKey, moduleId, moduleName, syncDate, locale, creations, updates, deletions)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                key, entry.moduleId, entry.moduleName, timestamp, entry.locale?.rawValue,
+                entry.creations, entry.updates, entry.deletions,
+            ])
     }
 
     /// Upserts (created and updated alike: clients upsert, §14.2), then deletions, and records
@@ -136,10 +144,13 @@ extension HaloCache {
     /// The sync log of a module, oldest first.
     public func getSyncLog(moduleId key: String) throws -> [SyncLogEntry] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT moduleId, moduleName, syncDate, locale, creations, updates, deletions
-                FROM cache_sync_log WHERE syncKey = ? ORDER BY seq
-                """, arguments: [key]).map { row -> SyncLogEntry in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT moduleId, moduleName, syncDate, locale, creations, updates, deletions
+                    FROM cache_sync_log WHERE syncKey = ? ORDER BY seq
+                    """, arguments: [key]
+            ).map { row -> SyncLogEntry in
                 let locale: String? = row[3]
                 return SyncLogEntry(
                     moduleId: row[0], moduleName: row[1], syncDate: HaloTimestamp.date(fromMilliseconds: Double(row[2] as Int64)),

@@ -38,7 +38,11 @@ struct SyncStreamParser {
             if capturingElement { element.append(byte) }
             if inString {
                 if readingKey && !(byte == UInt8(ascii: "\"") && !escaped) { key.append(byte) }
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
                     inString = false
                     readingKey = false
                 }

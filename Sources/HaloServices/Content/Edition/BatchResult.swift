@@ -68,7 +68,8 @@ public struct BatchOperationResult: Hashable, Sendable, HaloWireDecodable {
         }
         if success, let data {
             if operation == .truncate {
-                deletedInstances = data["deletedInstances"]?.int64Value.flatMap { Int(exactly: $0) }
+                deletedInstances =
+                    data["deletedInstances"]?.int64Value.flatMap { Int(exactly: $0) }
                     ?? data.arrayValue?.count
             } else {
                 instance = try ContentInstance(wire: data)

@@ -70,11 +70,13 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
         case nil: values = [:]
         case .object(let fields)?: values = fields
         case let other?:
-            throw HaloError.invalidResponse(status: nil, message: "\"values\" of the content instance should be an object, got \(other.wireKindName).")
+            throw HaloError.invalidResponse(
+                status: nil, message: "\"values\" of the content instance should be an object, got \(other.wireKindName).")
         }
         tagList = try object.list("tags", Tag.init(wire:))
         guard let created = object.date("createdAt") else {
-            throw HaloError.invalidResponse(status: nil, message: "The content instance\(id.map { " \($0)" } ?? "") has no \"createdAt\" timestamp.")
+            throw HaloError.invalidResponse(
+                status: nil, message: "The content instance\(id.map { " \($0)" } ?? "") has no \"createdAt\" timestamp.")
         }
         createdAt = created
         updatedAt = object.date("updatedAt")

@@ -30,8 +30,10 @@ public struct PaginationInfo: Hashable, Sendable, HaloWireDecodable, HaloWireEnc
     }
 
     public var wireJSON: JSONValue {
-        ["page": .number(Double(page)), "limit": .number(Double(limit)), "offset": .number(Double(offset)),
-         "totalItems": .number(Double(totalItems)), "totalPages": .number(Double(totalPages))]
+        [
+            "page": .number(Double(page)), "limit": .number(Double(limit)), "offset": .number(Double(offset)),
+            "totalItems": .number(Double(totalItems)), "totalPages": .number(Double(totalPages)),
+        ]
     }
 }
 
@@ -83,7 +85,8 @@ private struct PaginatedItems<Item> {
             items = try object.list("items", item)
             pagination = try object["pagination"].map(PaginationInfo.init(wire:)) ?? .singlePage(count: items.count)
         default:
-            throw HaloError.invalidResponse(status: nil, message: "Expected the \(what) as an array or a paginated object, got \(wire.wireKindName).")
+            throw HaloError.invalidResponse(
+                status: nil, message: "Expected the \(what) as an array or a paginated object, got \(wire.wireKindName).")
         }
     }
 }

@@ -114,7 +114,8 @@ struct WireObject {
     func list<T>(_ key: String, _ read: (JSONValue) throws -> T) throws -> [T] {
         guard let value = self[key] else { return [] }
         guard case .array(let items) = value else {
-            throw HaloError.invalidResponse(status: nil, message: "\"\(key)\" of the \(what) should be an array, got \(value.wireKindName).")
+            throw HaloError.invalidResponse(
+                status: nil, message: "\"\(key)\" of the \(what) should be an array, got \(value.wireKindName).")
         }
         return try items.map(read)
     }

@@ -22,8 +22,10 @@ public indirect enum SearchFilter: Hashable, Sendable, HaloWireDecodable, HaloWi
         case .group(let condition, let operands):
             return ["condition": .string(condition.rawValue), "operands": .array(operands.map(\.wireJSON))]
         case .comparison(let operation, let property, let value, let type):
-            return ["operation": .string(operation.rawValue), "property": .string(property), "value": value,
-                    "type": .string(type)]
+            return [
+                "operation": .string(operation.rawValue), "property": .string(property), "value": value,
+                "type": .string(type),
+            ]
         }
     }
 

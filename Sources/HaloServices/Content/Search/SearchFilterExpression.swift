@@ -118,8 +118,9 @@ private enum FilterExpressionLexer {
                 i = j
             } else if c.isNumber || ((c == "-" || c == "+") && i + 1 < chars.count && chars[i + 1].isNumber) {
                 var j = i + 1
-                while j < chars.count && (chars[j].isNumber || ".eE".contains(chars[j])
-                    || ((chars[j] == "-" || chars[j] == "+") && "eE".contains(chars[j - 1])))
+                while j < chars.count
+                    && (chars[j].isNumber || ".eE".contains(chars[j])
+                        || ((chars[j] == "-" || chars[j] == "+") && "eE".contains(chars[j - 1])))
                 {
                     j += 1
                 }
@@ -134,7 +135,10 @@ private enum FilterExpressionLexer {
                 while j < chars.count && (isWordPart(chars[j]) || chars[j] == "+") { j += 1 }
                 let literal = String(chars[(i + 1)..<j])
                 guard let ms = dateMilliseconds(literal) else {
-                    throw HaloError.invalidInput(message: "'@\(literal)' at character \(start) of the filter is not a date (use @2024-05-01, @2024-05-01T10:00:00Z or @<epoch ms>).")
+                    throw HaloError.invalidInput(
+                        message:
+                            "'@\(literal)' at character \(start) of the filter is not a date (use @2024-05-01, @2024-05-01T10:00:00Z or @<epoch ms>)."
+                    )
                 }
                 tokens.append(FilterToken(kind: .date(ms), position: start))
                 i = j
@@ -325,7 +329,8 @@ extension SearchFilter {
     private static let keywords: Set<String> = ["and", "or", "in", "not", "like", "true", "false", "null"]
 
     private static func renderProperty(_ name: String) -> String {
-        let isWord = name.first.map { $0.isLetter || $0 == "_" } ?? false
+        let isWord =
+            name.first.map { $0.isLetter || $0 == "_" } ?? false
             && name.allSatisfy { $0.isLetter || $0.isNumber || "_.-:".contains($0) }
         return isWord && !keywords.contains(name.lowercased()) ? name : renderString(name)
     }

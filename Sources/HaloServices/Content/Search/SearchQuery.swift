@@ -135,9 +135,12 @@ public struct SearchQuery: Hashable, Sendable {
         builder.set("moduleNames", strings: moduleNames)
         builder.set("instanceIds", strings: instanceIds)
         if !relatedTo.isEmpty {
-            builder.set("relatedTo", .array(relatedTo.map {
-                ["fieldName": .string($0.fieldName), "instanceIds": .array($0.instanceIds.map { .string($0) })]
-            }))
+            builder.set(
+                "relatedTo",
+                .array(
+                    relatedTo.map {
+                        ["fieldName": .string($0.fieldName), "instanceIds": .array($0.instanceIds.map { .string($0) })]
+                    }))
         }
         if let searchFilter { builder.set("searchValues", searchFilter.wireJSON) }
         if let metaFilter { builder.set("metaSearch", metaFilter.wireJSON) }

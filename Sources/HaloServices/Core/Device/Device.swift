@@ -37,7 +37,8 @@ public final class Device: Sendable, CustomStringConvertible {
         state.appId = object["appId"]?.int64Value.map { Int($0) } ?? object["appId"]?.stringValue.flatMap { Int($0) }
         state.email = object["email"]?.stringValue
         if let first = object["devices"]?.arrayValue?.first,
-           let platform = first["platform"]?.stringValue, let token = first["token"]?.stringValue {
+            let platform = first["platform"]?.stringValue, let token = first["token"]?.stringValue
+        {
             state.info = DeviceInfo(platform: platform, token: token)
         }
         do {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Persists the device per environment as JSON under the data directory
-/// (`device-<environment>.json`). It holds no secret: only the device and a hash of the client
+/// (`device-<environment>.json`, 0600 in a 0700 folder: see `PrivateFiles`). It holds no secret: only the device and a hash of the client
 /// id, so a device stored with other app credentials is discarded (as iOS did).
 struct DeviceStore: Sendable {
     let directory: URL
@@ -18,9 +18,9 @@ struct DeviceStore: Sendable {
 
     func load(environment: HaloEnvironment, credentials: Credentials?) -> Device? {
         guard let data = try? Data(contentsOf: file(for: environment)),
-              let stored = try? JSONValue(data: data),
-              stored["credentials"]?.stringValue == Self.credentialsHash(credentials),
-              let device = stored["device"]
+            let stored = try? JSONValue(data: data),
+            stored["credentials"]?.stringValue == Self.credentialsHash(credentials),
+            let device = stored["device"]
         else { return nil }
         return try? Device(wire: device)
     }
@@ -28,8 +28,8 @@ struct DeviceStore: Sendable {
     func save(_ device: Device, environment: HaloEnvironment, credentials: Credentials?) throws(HaloError) {
         let stored: JSONValue = .object(["credentials": .string(Self.credentialsHash(credentials)), "device": device.storedJSON()])
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try stored.data(sortedKeys: true).write(to: file(for: environment), options: .atomic)
+            try PrivateFiles.createDirectory(directory)
+            try PrivateFiles.writeAtomically(stored.data(sortedKeys: true), to: file(for: environment))
         } catch {
             throw .cache(message: "Cannot store the device in \(directory.path): \(error.localizedDescription)")
         }
