@@ -133,6 +133,31 @@ final class StreamRobustnessTests: XCTestCase {
         XCTAssertLessThan(during, Self.answerBudget, "a search while a client trickles a sync")
         await trickling.value
         withExtendedLifetime(trickle) {}
+
+        // One reading at 1 kB/s, below the minimum transfer rate, is disconnected within a few
+        // stall windows (2 s each here) instead of holding its stream for hours. (The kernel still
+        // holds megabytes the server had sent, so the client side cannot see the end soon: the
+        // server's own descriptors tell.)
+        try await Task.sleep(for: .milliseconds(500))
+        let baseline = openDescriptorCount()
+        let crawler = try RawConnection(port: server.server.port, receiveBuffer: 4096)
+        try crawler.send(request)
+        var crumb = [UInt8](repeating: 0, count: 256)
+        var disconnected = false
+        var served = false
+        let crawlDeadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < crawlDeadline {
+            _ = recv(crawler.descriptor, &crumb, crumb.count, Int32(MSG_DONTWAIT))
+            let open = openDescriptorCount()
+            if open > baseline + 1 { served = true }
+            // Only the client's own socket is left once the server has let go of the connection and its spool.
+            if served && open <= baseline + 1 {
+                disconnected = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        XCTAssertTrue(disconnected, "a client reading 1 kB/s was still served after 20 s")
         let full = try await server.call(
             "POST", "/api/generalcontent/instance/sync", token: token, body: .json(["moduleId": .string(moduleId)]))
         XCTAssertEqual(full.status, 200)

@@ -103,7 +103,10 @@ public final class HaloServerInstance: Sendable {
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
-                        StalledClientHandler(timeout: .init(limits.stallTimeout)), ConnectionTracker(registry: connections),
+                        StalledClientHandler(
+                            window: .init(limits.stallTimeout),
+                            minimumBytes: limits.minimumTransferRate * Int(limits.stallTimeout.components.seconds)),
+                        ConnectionTracker(registry: connections),
                     ],
                     idleTimeout: .init(limits.idleTimeout))),
             configuration: ApplicationConfiguration(

@@ -44,8 +44,12 @@ public struct ServerLimits: Sendable {
     public var connections = 4096
     /// A connection with no request in progress is closed after this long.
     public var idleTimeout: Duration = .seconds(60)
-    /// A connection whose client accepts no response bytes for this long is closed.
+    /// While a response waits for its client, the client must take `minimumTransferRate` bytes a
+    /// second on average over each `stallTimeout`; a client that stops reading, or trickles, is
+    /// disconnected.
     public var stallTimeout: Duration = .seconds(30)
+    /// Bytes a second (see `stallTimeout`).
+    public var minimumTransferRate = 2048
 
     public init() {}
 }
@@ -67,6 +71,7 @@ extension ServerLimits {
             "sync-streams-per-address": \.syncStreamsPerAddress, "sync-readers": \.syncReaders,
             "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
             "idle-timeout": \.idleTimeoutSeconds, "stall-timeout": \.stallTimeoutSeconds,
+            "min-transfer-rate": \.minimumTransferRate,
         ]
     }
 

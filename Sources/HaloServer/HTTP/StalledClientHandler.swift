@@ -1,28 +1,41 @@
 import NIOCore
+import NIOHTTPTypes
 
-/// Closes a connection whose client has taken no response bytes for `timeout` while a response
-/// is waiting to be written. NIO's write promises complete only once bytes reach the socket, so
-/// "writes pending and none completed for `timeout`" means the client stopped reading (or reads
-/// slower than a trickle). The handler that writes the response then sees its write fail and lets
-/// go of everything it held. An idle connection with nothing to write is the idle timeout's job.
+/// Closes a connection whose client takes a waiting response too slowly: while response bytes
+/// are waiting to be written, the client must take at least `minimumBytes` in every `window`.
+/// NIO's write promises complete only once bytes reach the socket, so a client that stopped
+/// reading completes nothing, and one trickling at a few hundred bytes a second completes too
+/// little. The handler writing the response then sees its write fail and lets go of everything it
+/// held. A response that fits in the socket's buffers never waits, so a small answer to a slow
+/// client is never cut; an idle connection with nothing to write is the idle timeout's job.
 final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    typealias OutboundIn = NIOAny
+    typealias InboundIn = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
 
-    private let timeout: TimeAmount
+    private let window: TimeAmount
+    private let minimumBytes: Int
     private var pendingWrites = 0
-    private var lastProgress = NIODeadline.now()
+    private var windowStart = NIODeadline.now()
+    private var bytesInWindow = 0
     private var check: Scheduled<Void>?
 
-    init(timeout: TimeAmount) { self.timeout = timeout }
+    init(window: TimeAmount, minimumBytes: Int) {
+        self.window = window
+        self.minimumBytes = minimumBytes
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if pendingWrites == 0 { lastProgress = .now() }
+        if pendingWrites == 0 {
+            windowStart = .now()
+            bytesInWindow = 0
+        }
+        var size = 0
+        if case .body(let buffer) = unwrapOutboundIn(data) { size = buffer.readableBytes }
         pendingWrites += 1
         let promise = promise ?? context.eventLoop.makePromise()
         promise.futureResult.assumeIsolated().whenComplete { _ in
             self.pendingWrites -= 1
-            self.lastProgress = .now()
+            self.bytesInWindow += size
         }
         scheduleCheck(context)
         context.write(data, promise: promise)
@@ -41,12 +54,16 @@ final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     private func scheduleCheck(_ context: ChannelHandlerContext) {
         guard check == nil else { return }
-        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastProgress + timeout) {
+        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: windowStart + window) {
             self.check = nil
             guard self.pendingWrites > 0 else { return }
-            if NIODeadline.now() - self.lastProgress >= self.timeout {
+            if NIODeadline.now() - self.windowStart < self.window {
+                self.scheduleCheck(context)
+            } else if self.bytesInWindow < self.minimumBytes {
                 context.close(promise: nil)
             } else {
+                self.windowStart = .now()
+                self.bytesInWindow = 0
                 self.scheduleCheck(context)
             }
         }
