@@ -43,25 +43,13 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Deterministic data: the same database every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 let words = [
     "alpha", "bravo", "cabin", "delta", "ember", "fable", "grove", "harbor", "island", "jungle",
     "koala", "lumen", "meadow", "nectar", "orbit", "prism", "quartz", "raven", "sable", "tundra",
 ]
 
 func makeInstances(count: Int) -> [WireInstance] {
-    var rng = SplitMix64(state: 42)
+    var rng = SplitMix64(seed: 42)  // deterministic data: the same database every run
     func sentence(_ n: Int) -> String { (0..<n).map { _ in words.randomElement(using: &rng) ?? "" }.joined(separator: " ") }
     return (0..<count).map { n in
         let values: [String: JSONValue] = [

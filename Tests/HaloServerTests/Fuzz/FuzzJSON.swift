@@ -1,18 +1,13 @@
 import Foundation
+import HaloContentStore
 
-/// SplitMix64: tiny, fast, and the same sequence on every platform for a given seed.
+/// The fuzzer's choices over SplitMix64: the same sequence on every platform for a given seed.
 struct FuzzRandom {
-    private var state: UInt64
+    private var generator: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// 0..<bound (bound > 0).
     mutating func int(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
