@@ -5,13 +5,30 @@ import _CryptoExtras
 /// Hashing of stored secrets.
 ///
 /// Passwords and client secrets are low-entropy or long-lived, so they get a salted slow hash
-/// (PBKDF2-HMAC-SHA256, 210,000 rounds, 16-byte random salt). Tokens are 238-bit random strings:
+/// (PBKDF2-HMAC-SHA256, 210,000 rounds unless `HALO_PASSWORD_HASH_ROUNDS` says otherwise, 16-byte
+/// random salt). Tokens are 238-bit random strings:
 /// a plain SHA-256 is enough there and keeps the per-request check cheap.
 ///
 /// The slow functions are synchronous and take tens of milliseconds: call them through a
 /// `HashingExecutor`, never directly from a request handler.
 enum SecretHasher {
-    static let rounds = 210_000
+    /// The PBKDF2 cost of new hashes. Every stored hash names its own rounds, so changing this never
+    /// locks anyone out: old hashes are checked with the rounds they were made with.
+    static let rounds = configuredRounds(ProcessInfo.processInfo.environment)
+
+    /// OWASP's 2023 figure for PBKDF2-HMAC-SHA256.
+    static let defaultRounds = 210_000
+    /// The lowest cost `HALO_PASSWORD_HASH_ROUNDS` may ask for.
+    static let minimumRounds = 1_000
+    static let roundsVariable = "HALO_PASSWORD_HASH_ROUNDS"
+
+    /// `HALO_PASSWORD_HASH_ROUNDS` lowers the cost for test runs (`make check`: half of its CPU
+    /// was hashing test accounts); the server warns at start when it is below the default.
+    /// Unset or unreadable gives the default; a value is kept within `minimumRounds…defaultRounds * 10`.
+    static func configuredRounds(_ environment: [String: String]) -> Int {
+        guard let text = environment[roundsVariable], let value = Int(text) else { return defaultRounds }
+        return min(max(value, minimumRounds), defaultRounds * 10)
+    }
     private static let scheme = "pbkdf2-sha256"
 
     /// A well-formed hash that no password matches (its digest is not one PBKDF2 gives for its salt
@@ -24,6 +41,10 @@ enum SecretHasher {
 
     /// `pbkdf2-sha256$<rounds>$<salt b64>$<hash b64>`.
     static func hashPassword(_ password: String) throws -> String {
+        try hashPassword(password, rounds: rounds)
+    }
+
+    static func hashPassword(_ password: String, rounds: Int) throws -> String {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let derived = try derive(password, salt: salt, rounds: rounds)

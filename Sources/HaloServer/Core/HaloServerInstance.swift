@@ -86,6 +86,11 @@ public final class HaloServerInstance: Sendable {
         let database = try ServerDatabase.open(directory: configuration.dataDirectory)
         var logger = Logger(label: "halo-server")
         logger.logLevel = configuration.logRequests ? .info : .warning
+        if SecretHasher.rounds < SecretHasher.defaultRounds {
+            logger.warning(
+                "New password hashes use \(SecretHasher.rounds) PBKDF2 rounds (\(SecretHasher.roundsVariable)); the default is \(SecretHasher.defaultRounds)"
+            )
+        }
         let environment = ServerEnvironment(
             database: database, clock: try ServerDatabase.clock(for: database),
             tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
