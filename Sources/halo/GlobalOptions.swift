@@ -22,10 +22,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Password of --user. Env: HALO_PASSWORD (preferred: not visible in the process list).")
     var password: String?
 
-    @Option(name: .long, help: "Folder of pinned server certificates (.cer, .crt, .der, .pem).")
+    @Option(name: .long, help: "Folder of pinned server certificates (.cer, .crt, .der, .pem); when it holds any, only they are trusted.")
     var certificates: String?
 
-    @Flag(name: .long, help: "Disable SSL pinning (trust the system CA store instead).")
+    @Flag(name: .long, help: "Ignore pinned certificates (trust the system's certificate authorities instead).")
     var noSslPinning = false
 
     @Flag(name: .long, help: "Print JSON instead of a table.")

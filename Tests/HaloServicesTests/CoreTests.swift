@@ -179,21 +179,6 @@ final class CoreTests: XCTestCase {
         XCTAssertThrowsError(try HaloConfiguration.load("Missing.plist"))
     }
 
-    func testHTTPSEnvironmentWithoutPinnedCertificatesFailsClearly() async throws {
-        var configuration = HaloConfiguration()
-        configuration.appCredentials = Credentials(clientId: "a", clientSecret: "b")
-        configuration.environment = .custom("https://127.0.0.1:9")
-        configuration.certificatesDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString)")
-        let core = CoreManager(configuration: configuration)
-        do {
-            try await core.startup()
-            XCTFail("started without pinned certificates")
-        } catch {
-            guard case .configuration(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("DISABLE_SSL_PINNING"), message)
-        }
-    }
-
     // MARK: Retries
 
     func testRetriesAfter5xxAndDroppedConnections() async throws {

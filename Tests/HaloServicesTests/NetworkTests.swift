@@ -41,9 +41,15 @@ final class LocalTLSServer {
         return data
     }
 
-    init(folder: URL) throws {
-        self.folder = folder
+    /// A server with a new self-signed certificate for 127.0.0.1, made in `folder`.
+    convenience init(folder: URL) throws {
         let (certificate, key) = try Self.makeCertificate(in: folder, name: "server")
+        try self.init(certificate: certificate, key: key)
+    }
+
+    /// A server presenting `certificate` (PEM), whose private key is `key`.
+    init(certificate: URL, key: URL) throws {
+        self.folder = certificate.deletingLastPathComponent()
         self.certificate = certificate
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
@@ -100,7 +106,7 @@ final class NetworkTests: XCTestCase {
         let der = try LocalTLSServer.run("/usr/bin/openssl", ["pkey", "-pubin", "-in", pubkeyFile.path, "-outform", "der"])
         let expected = Data(SHA256.hash(data: der)).base64EncodedString()
 
-        let keys = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("certs"))
+        let keys = try XCTUnwrap(PinnedPublicKeys.read(from: temp.appendingPathComponent("certs")))
         XCTAssertEqual(keys.sha256Base64, [expected])
 
         // The same certificate in DER form (.cer) gives the same hash.
@@ -109,19 +115,20 @@ final class NetworkTests: XCTestCase {
         try LocalTLSServer.run(
             "/usr/bin/openssl",
             ["x509", "-in", certificate.path, "-outform", "der", "-out", derFolder.appendingPathComponent("a.cer").path])
-        XCTAssertEqual(try PinnedPublicKeys(certificatesIn: derFolder).sha256Base64, [expected])
+        XCTAssertEqual(try XCTUnwrap(PinnedPublicKeys.read(from: derFolder)).sha256Base64, [expected])
     }
 
-    func testEmptyCertificateFolderIsAConfigurationError() throws {
-        XCTAssertThrowsError(try PinnedPublicKeys(certificatesIn: temp)) { error in
-            guard case HaloError.configuration(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("DISABLE_SSL_PINNING"), message)
-        }
+    /// An empty or missing folder pins nothing (certificate authorities decide, as in a browser);
+    /// a file that is not a certificate is an error, since a pin was meant.
+    func testEmptyFolderPinsNothingAndABadCertificateIsAnError() throws {
+        XCTAssertNil(try PinnedPublicKeys.read(from: temp))
+        XCTAssertNil(try PinnedPublicKeys.read(from: temp.appendingPathComponent("missing")))
+        try Data("notes".utf8).write(to: temp.appendingPathComponent("README.txt"))
+        XCTAssertNil(try PinnedPublicKeys.read(from: temp), "only certificate files count")
         let garbage = temp.appendingPathComponent("bad.der")
         try Data("not a certificate".utf8).write(to: garbage)
-        XCTAssertThrowsError(try PinnedPublicKeys(certificatesIn: temp)) { error in
-            guard case HaloError.configuration(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("bad.der"), message)
+        XCTAssertThrowsError(try PinnedPublicKeys.read(from: temp)) { error in
+            XCTAssertEqual(error as? HaloError, .configuration(message: "\(garbage.path) is not a valid X.509 certificate"))
         }
     }
 
@@ -130,7 +137,7 @@ final class NetworkTests: XCTestCase {
         defer { server.stop() }
         let transport = CurlTransport()
 
-        let pinned = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("server"))
+        let pinned = try XCTUnwrap(PinnedPublicKeys.read(from: temp.appendingPathComponent("server")))
         let response = try await transport.perform(
             HTTPRequest(method: .get, url: server.url), options: TransferOptions(trust: .pinned(pinned)))
         XCTAssertEqual(response.statusCode, 200)
@@ -138,7 +145,7 @@ final class NetworkTests: XCTestCase {
 
         let otherFolder = temp.appendingPathComponent("other")
         _ = try LocalTLSServer.makeCertificate(in: otherFolder, name: "other")
-        let other = try PinnedPublicKeys(certificatesIn: otherFolder)
+        let other = try XCTUnwrap(PinnedPublicKeys.read(from: otherFolder))
         do {
             _ = try await transport.perform(HTTPRequest(method: .get, url: server.url), options: TransferOptions(trust: .pinned(other)))
             XCTFail("a server with an unpinned certificate was accepted")
@@ -158,7 +165,7 @@ final class NetworkTests: XCTestCase {
     func testResponseSizeIsCapped() async throws {
         let server = try LocalTLSServer(folder: temp.appendingPathComponent("server"))
         defer { server.stop() }
-        let pinned = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("server"))
+        let pinned = try XCTUnwrap(PinnedPublicKeys.read(from: temp.appendingPathComponent("server")))
         do {
             _ = try await CurlTransport().perform(
                 HTTPRequest(method: .get, url: server.url),
@@ -203,7 +210,7 @@ final class NetworkTests: XCTestCase {
         // s_server never answers a request that is not GET: a PUT hangs until cancelled.
         let server = try LocalTLSServer(folder: temp.appendingPathComponent("server"))
         defer { server.stop() }
-        let pinned = try PinnedPublicKeys(certificatesIn: temp.appendingPathComponent("server"))
+        let pinned = try XCTUnwrap(PinnedPublicKeys.read(from: temp.appendingPathComponent("server")))
         let url = server.url
         let task = Task {
             try await CurlTransport().perform(

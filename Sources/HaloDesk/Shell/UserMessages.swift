@@ -13,8 +13,6 @@ enum UserMessages {
             return message
         case .network(let message):
             return "The server is unreachable (\(message))."
-        case .sslPinningFailed:
-            return "The server's certificate does not match a pinned certificate. \(error.description)"
         default:
             return error.description
         }

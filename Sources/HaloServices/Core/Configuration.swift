@@ -93,7 +93,11 @@ public struct HaloConfiguration: Sendable {
     public var environment: HaloEnvironment = .prod
     public var disableSSLPinning = false
     public var enableSystemTags = false
-    /// Folder of pinned certificates (`.cer`, `.crt`, `.der`, `.pem`).
+    /// Certificate authorities to trust instead of the system's (a PEM file); nil for the system's.
+    public var certificateAuthoritiesFile: URL?
+    /// Folder of pinned certificates (`.cer`, `.crt`, `.der`, `.pem`). When it holds any, only
+    /// they are trusted (the seed's SSL pinning); when it is empty or missing, certificate
+    /// authorities decide, as in a browser.
     public var certificatesDirectory: URL = XDGDirectories.config.appendingPathComponent("certificates", isDirectory: true)
     /// Folder of the stored device files.
     public var dataDirectory: URL = XDGDirectories.data

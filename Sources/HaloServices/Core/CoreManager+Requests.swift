@@ -68,7 +68,7 @@ extension CoreManager {
         TransferOptions(
             timeoutIntervalForRequest: call.timeoutIntervalForRequest ?? timeoutIntervalForRequest,
             timeoutIntervalForResource: call.timeoutIntervalForResource ?? timeoutIntervalForResource,
-            maximumResponseBytes: maximumResponseBytes, trust: try tlsTrust())
+            maximumResponseBytes: maximumResponseBytes, trust: try tlsTrust(), certificatesFolder: configuration.certificatesDirectory)
     }
 
     /// One transfer, bracketed by the network add-ons' hooks.

@@ -37,7 +37,8 @@ public final class CoreManager: Sendable {
         var addons: [any Addon] = []
         var delegate: (any ManagerDelegate)?
         var device: Device?
-        var pinnedKeys: PinnedPublicKeys?
+        /// The TLS policy once read (see `tlsTrust`).
+        var trust: TLSTrust?
         var serverVersion: JSONValue?
     }
 
@@ -87,7 +88,7 @@ public final class CoreManager: Sendable {
         get { state.withLock { $0.configuration } }
         set {
             state.withLock {
-                $0.configuration = newValue; $0.pinnedKeys = nil
+                $0.configuration = newValue; $0.trust = nil
             }
         }
     }
@@ -114,7 +115,7 @@ public final class CoreManager: Sendable {
     public func setEnvironment(_ environment: HaloEnvironment, completionHandler handler: (@Sendable (Bool) -> Void)? = nil) {
         guard environment.baseURL != nil else { handler?(false); return }
         state.withLock {
-            $0.configuration.environment = environment; $0.device = nil; $0.pinnedKeys = nil
+            $0.configuration.environment = environment; $0.device = nil; $0.trust = nil
         }
         Task {
             await tokens.clearAll(); handler?(true)
@@ -217,15 +218,37 @@ public final class CoreManager: Sendable {
 
     // MARK: Trust
 
-    /// The TLS policy from the configuration: pinned keys read once from the certificates folder.
+    /// The TLS policy from the configuration, as a browser with pinning: certificate authorities
+    /// decide, unless the certificates folder holds pins (read once; `pinCertificate` re-reads).
     func tlsTrust() throws(HaloError) -> TLSTrust {
         let configuration = self.configuration
+        let authorities = TLSTrust.certificateAuthorities(bundle: configuration.certificateAuthoritiesFile)
         // Plain http (loopback only, enforced by the transport) has no certificate to pin.
-        if configuration.disableSSLPinning || configuration.environment.baseURL?.scheme?.lowercased() == "http" { return .systemRoots }
-        if let keys = state.withLock({ $0.pinnedKeys }) { return .pinned(keys) }
-        let keys = try PinnedPublicKeys(certificatesIn: configuration.certificatesDirectory)
-        state.withLock { $0.pinnedKeys = keys }
-        return .pinned(keys)
+        if configuration.disableSSLPinning || configuration.environment.baseURL?.scheme?.lowercased() == "http" { return authorities }
+        if let trust = state.withLock({ $0.trust }) { return trust }
+        let trust = try PinnedPublicKeys.read(from: configuration.certificatesDirectory).map(TLSTrust.pinned) ?? authorities
+        state.withLock { $0.trust = trust }
+        return trust
+    }
+
+    /// The certificate the configured server presents, read without trusting it: what the user
+    /// is shown before pinning it.
+    public func serverCertificate() async throws(HaloError) -> ServerCertificate {
+        guard let url = configuration.environment.baseURL else {
+            throw .configuration(message: "No server is configured")
+        }
+        return try await transport.presentedCertificate(at: url, timeout: min(timeoutIntervalForRequest, 30))
+    }
+
+    /// Pins `certificate` for the configured server: saved in the certificates folder, after which
+    /// only the pinned certificates are trusted (unless `disableSSLPinning`). Returns the file.
+    @discardableResult
+    public func pinCertificate(_ certificate: ServerCertificate) throws(HaloError) -> URL {
+        let configuration = self.configuration
+        let file = try certificate.pin(
+            in: configuration.certificatesDirectory, host: configuration.environment.baseURL?.host ?? "server")
+        state.withLock { $0.trust = nil }
+        return file
     }
 
     func setDevice(_ device: Device?) { state.withLock { $0.device = device } }

@@ -13,7 +13,8 @@ public enum HaloError: Error, Sendable, Hashable {
     case invalidResponse(status: Int?, message: String)
     /// No connection: unreachable host, refused connection, timeout, dropped transfer.
     case network(message: String)
-    /// TLS succeeded but the server's certificate matched none of the pinned ones.
+    /// The server's certificate was refused: it matched none of the pinned ones, or no trusted
+    /// certificate authority vouches for it. The message says what was presented and where to act.
     case sslPinningFailed(message: String)
     /// The request needs credentials the SDK does not have (no user logged in, no client id).
     case notAuthenticated(message: String)
@@ -34,7 +35,7 @@ extension HaloError: CustomStringConvertible, LocalizedError {
         case .invalidResponse(let status, let message):
             return status.map { "Unexpected server response (HTTP \($0)): \(message)" } ?? "Unexpected server response: \(message)"
         case .network(let message): return message
-        case .sslPinningFailed(let message): return "SSL pinning failed: \(message)"
+        case .sslPinningFailed(let message): return message
         case .notAuthenticated(let message): return message
         case .invalidInput(let message): return message
         case .configuration(let message): return "Configuration error: \(message)"

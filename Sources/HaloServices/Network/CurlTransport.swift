@@ -181,9 +181,13 @@ private final class TransferContext: @unchecked Sendable {
         }
 
         switch options.trust {
-        case .systemRoots:
+        case .certificateAuthorities(let bundle):
             _ = halo_curl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, 1)
             _ = halo_curl_setopt_long(curl, CURLOPT_SSL_VERIFYHOST, 2)
+            if let bundle {
+                _ = halo_curl_setopt_string(curl, CURLOPT_CAINFO, bundle.path)
+                _ = halo_curl_setopt_pointer(curl, CURLOPT_CAPATH, nil)  // only the bundle's authorities
+            }
         case .pinned(let keys):
             // The pinned key replaces CA trust: a pinned self-signed server is accepted, any other refused.
             _ = halo_curl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, 0)
@@ -260,7 +264,7 @@ private final class TransferContext: @unchecked Sendable {
         let code = halo_curl_easy_perform(curl)
         if let sinkError { return .failure(sinkError) }
         guard code == CURLE_OK else {
-            return .failure(error(for: code, detail: String(cString: errorBuffer), url: request.url))
+            return .failure(error(for: code, detail: String(cString: errorBuffer), url: request.url, options: options))
         }
         var status = 0
         _ = halo_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
@@ -272,7 +276,7 @@ private final class TransferContext: @unchecked Sendable {
         return .success(HTTPResponse(statusCode: status, headers: parsedHeaders(), body: body))
     }
 
-    private func error(for code: CURLcode, detail: String, url: URL) -> HaloError {
+    private func error(for code: CURLcode, detail: String, url: URL, options: TransferOptions) -> HaloError {
         let reason = detail.isEmpty ? String(cString: halo_curl_easy_strerror(code)) : detail
         let host = url.host ?? url.absoluteString
         switch code {
@@ -280,10 +284,14 @@ private final class TransferContext: @unchecked Sendable {
             return .cancelled
         case CURLE_WRITE_ERROR where exceededLimit, CURLE_FILESIZE_EXCEEDED:
             return .invalidResponse(status: nil, message: "The response from \(host) is larger than the \(maximumBytes)-byte limit")
-        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            return .sslPinningFailed(message: "the certificate of \(host) matches none of the pinned certificates")
-        case CURLE_PEER_FAILED_VERIFICATION:
-            return .sslPinningFailed(message: "the certificate of \(host) is not trusted (\(reason))")
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_PEER_FAILED_VERIFICATION:
+            // Ask again without verifying, only to say what was presented (no request is sent).
+            let presented = try? CertificateProbe.presentedCertificate(at: url, timeout: options.timeoutIntervalForRequest).get()
+            return .sslPinningFailed(
+                message: CertificateRefusal(
+                    host: host, presented: presented, trust: options.trust, folder: options.certificatesFolder,
+                    verifierReason: code == CURLE_PEER_FAILED_VERIFICATION ? reason : nil
+                ).sentence)
         case CURLE_OPERATION_TIMEDOUT:
             return .network(message: "The request to \(host) timed out")
         default:

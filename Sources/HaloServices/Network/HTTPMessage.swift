@@ -51,6 +51,8 @@ public struct TransferOptions: Sendable {
     public var maximumResponseBytes: Int
     /// How the server's TLS certificate is trusted.
     public var trust: TLSTrust
+    /// Where pinned certificates live: a refused certificate's message says to pin it there.
+    public var certificatesFolder: URL?
     /// Follow up to 5 redirects (image hosts redirect to their CDN). Off for the HALO API, whose
     /// answers are never redirects. A redirect may lead to https only, or anywhere from a loopback host.
     public var followsRedirects: Bool
@@ -58,8 +60,9 @@ public struct TransferOptions: Sendable {
     public init(
         timeoutIntervalForRequest: TimeInterval = 60, timeoutIntervalForResource: TimeInterval = 600,
         maximumResponseBytes: Int = 64 * 1024 * 1024, trust: TLSTrust = .systemRoots,
-        followsRedirects: Bool = false
+        followsRedirects: Bool = false, certificatesFolder: URL? = nil
     ) {
+        self.certificatesFolder = certificatesFolder
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.timeoutIntervalForResource = timeoutIntervalForResource
         self.maximumResponseBytes = maximumResponseBytes
@@ -70,10 +73,14 @@ public struct TransferOptions: Sendable {
 
 /// TLS trust policy of a transfer.
 public enum TLSTrust: Sendable, Equatable {
-    /// The operating system's CA store, with host-name verification (SSL pinning disabled).
-    case systemRoots
+    /// Certificate authorities vouch for the server, with host-name verification: the system's
+    /// store, or only the certificates of the PEM file `bundle` when one is given.
+    case certificateAuthorities(bundle: URL?)
     /// Only servers whose leaf certificate carries one of these public keys are accepted.
     case pinned(PinnedPublicKeys)
+
+    /// The operating system's certificate authorities, as a browser trusts them.
+    public static let systemRoots = TLSTrust.certificateAuthorities(bundle: nil)
 }
 
 extension URL {

@@ -3,51 +3,58 @@ import Foundation
 
 /// The SHA-256 hashes of the public keys (SubjectPublicKeyInfo) the SDK accepts from a server.
 ///
-/// Built from a folder of certificates (`.cer`, `.crt`, `.der` in DER form, `.pem` with one or
-/// more `CERTIFICATE` blocks). The transport hands them to libcurl's `CURLOPT_PINNEDPUBLICKEY`,
-/// which compares them with the key of the server's leaf certificate: a pinned key is trusted
-/// even when self-signed, any other key is refused (`HaloError.sslPinningFailed`).
+/// Read from a folder of certificates (`.cer`, `.crt`, `.der` in DER form, `.pem` with one or
+/// more `CERTIFICATE` blocks): the seed's SSL pinning. The transport hands them to libcurl's
+/// `CURLOPT_PINNEDPUBLICKEY`, which compares them with the key of the server's leaf certificate:
+/// a pinned key is trusted even when self-signed, any other key is refused
+/// (`HaloError.sslPinningFailed`). An empty folder pins nothing: certificate authorities decide,
+/// as in a browser.
 public struct PinnedPublicKeys: Sendable, Equatable {
     /// Base64 SHA-256 digests of DER SubjectPublicKeyInfo structures.
     public let sha256Base64: [String]
+    /// The folder they were read from, named when a server is refused.
+    public let folder: URL?
 
-    public init(sha256Base64: [String]) { self.sha256Base64 = sha256Base64 }
+    public init(sha256Base64: [String], folder: URL? = nil) {
+        self.sha256Base64 = sha256Base64
+        self.folder = folder
+    }
 
     /// The certificate file extensions read from a pinning folder.
     public static let certificateExtensions: Set<String> = ["cer", "crt", "der", "pem"]
 
-    /// Reads every certificate in `folder`. Fails when the folder holds no usable certificate,
-    /// since pinning with nothing pinned would refuse every server.
-    public init(certificatesIn folder: URL) throws(HaloError) {
+    /// Reads every certificate in `folder`: nil when the folder does not exist or holds no
+    /// certificate file. A folder that exists but cannot be read, or a certificate file that is
+    /// not a certificate, is an error: pins were meant and cannot be honoured.
+    public static func read(from folder: URL) throws(HaloError) -> PinnedPublicKeys? {
+        guard FileManager.default.fileExists(atPath: folder.path) else { return nil }
         let files: [URL]
         do {
             files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-                .filter { Self.certificateExtensions.contains($0.pathExtension.lowercased()) }
+                .filter { certificateExtensions.contains($0.pathExtension.lowercased()) }
                 .sorted { $0.path < $1.path }
         } catch {
             throw .configuration(
-                message:
-                    "SSL pinning is on but the certificates folder \(folder.path) cannot be read; add the server's certificate there or set DISABLE_SSL_PINNING"
-            )
+                message: "The certificates folder \(folder.path) cannot be read, so its pinned certificates cannot be checked")
         }
         var hashes: [String] = []
         for file in files {
-            guard let data = try? Data(contentsOf: file) else { continue }
-            for der in Self.derCertificates(in: data) {
+            guard let data = try? Data(contentsOf: file) else {
+                throw .configuration(message: "The pinned certificate \(file.path) cannot be read")
+            }
+            for der in derCertificates(in: data) {
                 guard let spki = DERCertificate.subjectPublicKeyInfo(of: der) else {
-                    throw .configuration(message: "\(file.lastPathComponent) is not a valid X.509 certificate")
+                    throw .configuration(message: "\(file.path) is not a valid X.509 certificate")
                 }
-                hashes.append(Data(SHA256.hash(data: spki)).base64EncodedString())
+                hashes.append(spkiDigest(spki))
             }
         }
-        guard !hashes.isEmpty else {
-            throw .configuration(
-                message:
-                    "SSL pinning is on but \(folder.path) holds no certificate (.cer, .crt, .der, .pem); add the server's certificate there or set DISABLE_SSL_PINNING"
-            )
-        }
-        self.sha256Base64 = hashes
+        return hashes.isEmpty ? nil : PinnedPublicKeys(sha256Base64: hashes, folder: folder)
     }
+
+    /// The pin of a key: base64 SHA-256 of its DER SubjectPublicKeyInfo (as `openssl pkey -pubin
+    /// -outform der | openssl dgst -sha256 -binary | base64` prints it).
+    static func spkiDigest(_ spki: Data) -> String { Data(SHA256.hash(data: spki)).base64EncodedString() }
 
     /// The value of `CURLOPT_PINNEDPUBLICKEY`: `sha256//<b64>;sha256//<b64>…`.
     var curlPinString: String { sha256Base64.map { "sha256//\($0)" }.joined(separator: ";") }
