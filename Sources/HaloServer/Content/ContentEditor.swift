@@ -32,6 +32,7 @@ struct ContentEditor {
         instance.customerId = 1
         instance.revision = 0
         try ContentTables.upsert(instance, in: db)
+        try record(.created, instance)
         return instance
     }
 
@@ -67,6 +68,7 @@ struct ContentEditor {
         instance.updatedBy = principal.displayName
         instance.revision = (current.revision ?? 0) + 1
         try ContentTables.upsert(instance, in: db)
+        try record(.updated, instance)
         return instance
     }
 
@@ -86,6 +88,7 @@ struct ContentEditor {
         _ = try liveInstance(id)
         guard let deleted = try ContentTables.softDelete(id: id, at: clock.next(), by: principal.displayName, in: db)
         else { throw APIError.notFound("Instance \(id) not found") }
+        try record(.deleted, deleted)
         return deleted
     }
 
@@ -93,7 +96,17 @@ struct ContentEditor {
     func truncate(moduleId: String) throws -> Int {
         guard !moduleId.isEmpty else { throw APIError.badRequest("'module' (the module id) is required") }
         _ = try fieldsOfModule(moduleId)
-        return try ContentTables.truncate(moduleId: moduleId, at: clock.next(), by: principal.displayName, in: db)
+        let stamp = clock.next()
+        let count = try ContentTables.truncate(moduleId: moduleId, at: stamp, by: principal.displayName, in: db)
+        try EventLog.recordContentChange(.moduleCleared, module: moduleId, instance: nil, by: principal.displayName, at: stamp, in: db)
+        return count
+    }
+
+    /// The live event for a change to `instance` (same transaction, so it exists iff the change does).
+    private func record(_ change: EventLog.Change, _ instance: WireInstance) throws {
+        let stamp = instance.deletedAt ?? instance.updatedAt ?? instance.createdAt ?? clock.current()
+        try EventLog.recordContentChange(
+            change, module: instance.module, instance: instance.id, by: principal.displayName, at: stamp, in: db)
     }
 
     private func liveInstance(_ id: String) throws -> WireInstance {

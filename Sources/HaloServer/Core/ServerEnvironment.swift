@@ -17,6 +17,8 @@ struct ServerEnvironment: Sendable {
     let hashing: HashingExecutor
     /// Brute-force protection of logins and token grants.
     let logins: LoginThrottle
+    /// Wakes the live event streams when events commit.
+    let events: EventBroker
 
     init(
         database: DatabasePool, clock: MonotonicClock, tokens: TokenService, configuration: HaloServerConfiguration,
@@ -30,6 +32,8 @@ struct ServerEnvironment: Sendable {
         streams = StreamAdmission(limits: configuration.limits)
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         logins = LoginThrottle(settings: configuration.loginThrottle)
+        events = EventBroker(limits: configuration.limits)
+        events.start(database)
     }
 
     var maxBodyBytes: Int { configuration.limits.bodyBytes }

@@ -38,6 +38,18 @@ public struct ServerLimits: Sendable {
     /// Bytes of one sync answer kept in memory before the rest is spooled to disk.
     public var syncMemoryBytes = 1024 * 1024
 
+    // MARK: Event streams (our extension, docs/protocol.md §23.3)
+
+    /// Event streams held open by the whole server; more get 503 with `Retry-After`.
+    public var eventStreams = 2048
+    /// Event streams held open for one access token; more get 429 with `Retry-After`.
+    public var eventStreamsPerToken = 8
+    /// How long events are kept for clients that reconnect; an older `Last-Event-ID` gets `reset`.
+    public var eventRetention: Duration = .seconds(7 * 24 * 3600)
+    /// A comment line is sent on an otherwise quiet stream this often, so proxies keep it open
+    /// and a dead client is noticed.
+    public var eventHeartbeat: Duration = .seconds(15)
+
     // MARK: Connections
 
     /// Open client connections; past this the server stops accepting until some close.
@@ -71,13 +83,25 @@ extension ServerLimits {
             "sync-streams-per-address": \.syncStreamsPerAddress, "sync-readers": \.syncReaders,
             "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
             "idle-timeout": \.idleTimeoutSeconds, "stall-timeout": \.stallTimeoutSeconds,
-            "min-transfer-rate": \.minimumTransferRate,
+            "min-transfer-rate": \.minimumTransferRate, "event-streams": \.eventStreams,
+            "event-streams-per-token": \.eventStreamsPerToken, "event-retention": \.eventRetentionSeconds,
+            "event-heartbeat": \.eventHeartbeatSeconds,
         ]
     }
 
     var idleTimeoutSeconds: Int {
         get { Int(idleTimeout.components.seconds) }
         set { idleTimeout = .seconds(newValue) }
+    }
+
+    var eventRetentionSeconds: Int {
+        get { Int(eventRetention.components.seconds) }
+        set { eventRetention = .seconds(newValue) }
+    }
+
+    var eventHeartbeatSeconds: Int {
+        get { Int(eventHeartbeat.components.seconds) }
+        set { eventHeartbeat = .seconds(newValue) }
     }
 
     var stallTimeoutSeconds: Int {

@@ -15,5 +15,6 @@ enum Routes {
         EditionRoutes.register(router, env)
         BatchRoutes.register(router, env)
         SyncRoutes.register(router, env)
+        EventRoutes.register(router, env)
     }
 }

@@ -184,6 +184,7 @@ enum ServerDatabase {
                 t.column("created_at", .integer).notNull()
             }
         }
+        EventLog.registerMigration(&migrator)
         return migrator
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import HaloContentStore
+
+/// The server's live events (our extension, docs/protocol.md §23.3), stored so that a client
+/// that reconnects with `Last-Event-ID` receives what it missed, even across a server restart.
+///
+/// An event is written in the same transaction as the change it reports, so an event exists
+/// exactly when its change committed, and ids (AUTOINCREMENT: never reused, and rolled-back
+/// inserts do not advance them) follow commit order. Events older than the retention are pruned;
+/// ids below the oldest kept one are then unknown, and a client asking for them gets `reset`.
+enum EventLog {
+    static let table = "server_event"
+
+    /// What happened to an instance, in the words the stream uses.
+    enum Change: String, Sendable {
+        case created, updated, deleted
+        /// Every instance of a module was deleted at once (truncate): one event, not thousands.
+        case moduleCleared = "module-cleared"
+    }
+
+    /// One stored event, as streamed.
+    struct Event: Sendable, Equatable {
+        var id: Int64
+        /// `content` (an instance or module changed).
+        var kind: String
+        /// The event's JSON payload.
+        var data: String
+    }
+
+    /// The answer to "what comes after id N".
+    enum Backlog: Sendable, Equatable {
+        /// Events after N, oldest first (maybe none).
+        case events([Event])
+        /// N is older than the retention, or not an id of this server: the client must resync.
+        case reset(latestId: Int64)
+    }
+
+    static func registerMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("server-v2-events") { db in
+            try db.create(table: table) { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("kind", .text).notNull()
+                t.column("module_id", .text)
+                t.column("data_json", .text).notNull()
+                t.column("created_at", .integer).notNull().indexed()
+            }
+        }
+    }
+
+    /// Records a content change, inside the transaction that made it.
+    static func recordContentChange(
+        _ change: Change, module: String, instance: String?, by actor: String, at stamp: Int64, in db: Database
+    ) throws {
+        var payload: [String: JSONValue] = [
+            "change": .string(change.rawValue), "module": .string(module), "by": .string(actor), "at": .number(Double(stamp)),
+        ]
+        if let instance { payload["instance"] = .string(instance) }
+        try db.execute(
+            sql: "INSERT INTO \(table) (kind, module_id, data_json, created_at) VALUES ('content', ?, ?, ?)",
+            arguments: [module, JSONValue.object(payload).jsonString(), stamp])
+    }
+
+    /// The id of the newest event (0 when none was ever written).
+    static func latestId(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0
+    }
+
+    /// At most `limit` events after `lastId`, or `reset` when `lastId` cannot be resumed from.
+    static func backlog(after lastId: Int64, limit: Int, in db: Database) throws -> Backlog {
+        let latest = try latestId(in: db)
+        if lastId > latest { return .reset(latestId: latest) }
+        if lastId < latest {
+            // Ids only disappear by pruning: a gap right after `lastId` means events were lost to it.
+            let oldest = try Int64.fetchOne(db, sql: "SELECT min(id) FROM \(table)") ?? latest + 1
+            if oldest > lastId + 1 { return .reset(latestId: latest) }
+        }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, kind, data_json FROM \(table) WHERE id > ? ORDER BY id LIMIT ?", arguments: [lastId, limit])
+        return .events(rows.map { Event(id: $0["id"], kind: $0["kind"], data: $0["data_json"]) })
+    }
+
+    /// Whether any event is stamped before `cutoff` (milliseconds): a read before pruning, so an
+    /// idle server does not write every heartbeat.
+    static func hasEvents(before cutoff: Int64, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE created_at < ?)", arguments: [cutoff]) ?? false
+    }
+
+    /// Deletes the events stamped before `cutoff` (milliseconds). Ids follow commit order and
+    /// stamps come from the monotonic clock, so this removes a prefix of the log.
+    @discardableResult
+    static func prune(before cutoff: Int64, in db: Database) throws -> Int {
+        try db.execute(sql: "DELETE FROM \(table) WHERE created_at < ?", arguments: [cutoff])
+        return db.changesCount
+    }
+}
