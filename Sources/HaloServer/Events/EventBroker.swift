@@ -5,14 +5,24 @@ import Synchronization
 
 /// Wakes the open event streams when events commit, and counts the streams against their limits.
 ///
-/// Streams read the events themselves from `EventLog` (so a wake-up carries no data and a missed
-/// one costs nothing but latency): the broker observes commits that inserted into the event
-/// table, whichever code path wrote them, and signals every subscriber.
+/// The broker observes commits that inserted into the event table, whichever code path wrote
+/// them, reads those events once on the writer's connection, keeps the latest ones in memory and
+/// wakes every subscriber. A stream then takes what it has not sent from memory, so a commit
+/// costs one read however many streams listen; a stream further behind (a client resuming after
+/// a while) reads `EventLog` instead. A wake-up carries no data, so a missed one costs nothing
+/// but latency.
 final class EventBroker: Sendable {
     private struct State {
         var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
         var streamsByToken: [String: Int] = [:]
+        /// The latest events, contiguous by id, oldest first.
+        var recent: [EventLog.Event] = []
+        /// The newest id published (nil until the first commit observed).
+        var latestPublished: Int64?
     }
+
+    /// Events kept in memory for streams that are nearly caught up.
+    static let recentCapacity = 4096
 
     private let state = Mutex(State())
     private let limits: ServerLimits
@@ -35,6 +45,7 @@ final class EventBroker: Sendable {
                     try? await Task.sleep(for: limits.eventHeartbeat)
                     self?.signal()
                     let cutoff = MonotonicClock.systemMilliseconds() - retention
+                    self?.forget(before: cutoff)
                     if let database, (try? await database.read({ try EventLog.hasEvents(before: cutoff, in: $0) })) == true {
                         _ = try? await database.write { try EventLog.prune(before: cutoff, in: $0) }
                     }
@@ -92,15 +103,45 @@ final class EventBroker: Sendable {
     /// Open streams (for tests and limits).
     var openStreams: Int { state.withLock { $0.subscribers.count } }
 
+    /// The events after `lastId` (at most `limit`) when memory holds all of them; nil when the
+    /// stream must read `EventLog` (it is further behind, or nothing was published yet).
+    func recentEvents(after lastId: Int64, limit: Int) -> [EventLog.Event]? {
+        state.withLock { state in
+            guard let latest = state.latestPublished, lastId <= latest else { return nil }
+            if lastId == latest { return [] }
+            guard let first = state.recent.first, first.id <= lastId + 1 else { return nil }
+            let start = Int(lastId + 1 - first.id)
+            return Array(state.recent[start..<min(state.recent.count, start + limit)])
+        }
+    }
+
+    /// Keeps committed events (oldest first) for the streams and wakes them.
+    fileprivate func publish(_ events: [EventLog.Event]) {
+        guard !events.isEmpty else { return }
+        state.withLock { state in
+            // A gap (should a commit's events be unreadable) restarts the window, so it stays contiguous.
+            if let last = state.recent.last, last.id + 1 != events[0].id { state.recent.removeAll() }
+            state.recent.append(contentsOf: events)
+            if state.recent.count > Self.recentCapacity { state.recent.removeFirst(state.recent.count - Self.recentCapacity) }
+            state.latestPublished = events[events.count - 1].id
+        }
+        signal()
+    }
+
+    /// Drops kept events older than the retention, as `EventLog.prune` does on disk.
+    private func forget(before cutoff: Int64) {
+        state.withLock { state in state.recent.removeAll { $0.createdAt < cutoff } }
+    }
+
     /// Wakes every stream: new events may be there.
     func signal() {
         for continuation in state.withLock({ Array($0.subscribers.values) }) { continuation.yield() }
     }
 
-    /// Signals after each commit that inserted events.
+    /// Publishes the events each commit inserted.
     private final class CommitObserver: TransactionObserver, @unchecked Sendable {
         // Touched only on the database's writer queue.
-        private var inserted = false
+        private var inserted: [Int64] = []
         private let broker: EventBroker
 
         init(broker: EventBroker) { self.broker = broker }
@@ -110,14 +151,20 @@ final class EventBroker: Sendable {
             return false
         }
 
-        func databaseDidChange(with event: DatabaseEvent) { inserted = true }
+        func databaseDidChange(with event: DatabaseEvent) { inserted.append(event.rowID) }
 
         func databaseDidCommit(_ db: Database) {
-            guard inserted else { return }
-            inserted = false
-            broker.signal()
+            guard !inserted.isEmpty else { return }
+            let ids = inserted
+            inserted = []
+            // Committed and still on the writer's connection: one read serves every stream.
+            if let events = try? EventLog.events(ids: ids, in: db) {
+                broker.publish(events)
+            } else {
+                broker.signal()  // streams read the log themselves
+            }
         }
 
-        func databaseDidRollback(_ db: Database) { inserted = false }
+        func databaseDidRollback(_ db: Database) { inserted = [] }
     }
 }

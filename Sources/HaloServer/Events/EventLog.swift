@@ -26,6 +26,8 @@ enum EventLog {
         var kind: String
         /// The event's JSON payload.
         var data: String
+        /// When it was recorded (milliseconds).
+        var createdAt: Int64
     }
 
     /// The answer to "what comes after id N".
@@ -75,9 +77,22 @@ enum EventLog {
             let oldest = try Int64.fetchOne(db, sql: "SELECT min(id) FROM \(table)") ?? latest + 1
             if oldest > lastId + 1 { return .reset(latestId: latest) }
         }
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT id, kind, data_json FROM \(table) WHERE id > ? ORDER BY id LIMIT ?", arguments: [lastId, limit])
-        return .events(rows.map { Event(id: $0["id"], kind: $0["kind"], data: $0["data_json"]) })
+        return .events(
+            try fetch(db, "SELECT id, kind, data_json, created_at FROM \(table) WHERE id > ? ORDER BY id LIMIT ?", [lastId, limit]))
+    }
+
+    /// The events with these ids, oldest first.
+    static func events(ids: [Int64], in db: Database) throws -> [Event] {
+        guard !ids.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        return try fetch(
+            db, "SELECT id, kind, data_json, created_at FROM \(table) WHERE id IN (\(marks)) ORDER BY id", StatementArguments(ids))
+    }
+
+    private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [Event] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+            Event(id: $0["id"], kind: $0["kind"], data: $0["data_json"], createdAt: $0["created_at"])
+        }
     }
 
     /// Whether any event is stamped before `cutoff` (milliseconds): a read before pruning, so an

@@ -50,8 +50,11 @@ enum EventRoutes {
         var last = start
         for await _ in subscription.wakeUps {
             let after = last
-            let backlog = try await env.database.read { db in
-                try EventLog.backlog(after: after, limit: batchSize, in: db)
+            let backlog: EventLog.Backlog
+            if let recent = env.events.recentEvents(after: after, limit: batchSize) {
+                backlog = .events(recent)
+            } else {
+                backlog = try await env.database.read { db in try EventLog.backlog(after: after, limit: batchSize, in: db) }
             }
             switch backlog {
             case .reset(let latest):
