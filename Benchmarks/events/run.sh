@@ -21,19 +21,8 @@ SAVES=${SAVES:-100}
 SEARCHES=${SEARCHES:-200}
 IDLE_SECONDS=${IDLE_SECONDS:-20}
 
-if [ -z "${BIN:-}" ]; then
-  echo "== building release halo-server"
-  bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error|warning: .*\.swift" || true; }
-  BIN="$(bash scripts/swift-release.sh --show-bin-path)/halo-server"
-fi
-
-WORK=$(mktemp -d /tmp/halo-events-bench.XXXXXX)
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+source Benchmarks/lib/halo-server.sh
+bench_setup events
 
 DATA="$WORK/data"
 "$BIN" seed --instances 2000 --modules 2 --seed 1 --data "$DATA" > /dev/null
@@ -43,15 +32,7 @@ CLIENT_SECRET=$(echo "$CREDENTIALS" | awk '/client secret/ {print $3}')
 
 # Every stream uses the one benchmark token, so the per-token cap is lifted; the server-wide cap
 # (2,048 by default) still applies.
-"$BIN" serve --port 0 --data "$DATA" --quiet --limit "event-streams-per-token=$((STREAMS + 8))" 2> "$WORK/server.log" &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 100); do
-  PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" 2>/dev/null | grep -o '[0-9]*$' || true)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || { echo "server did not start"; cat "$WORK/server.log"; exit 1; }
+start_server "$DATA" --limit "event-streams-per-token=$((STREAMS + 8))"
 echo "== halo-server pid $SERVER_PID on port $PORT ($STREAMS streams, $SAVES saves, $SEARCHES searches per round)"
 
 python3 - "$PORT" "$SERVER_PID" "$CLIENT_ID" "$CLIENT_SECRET" "$STREAMS" "$SAVES" "$SEARCHES" "$IDLE_SECONDS" <<'PY'

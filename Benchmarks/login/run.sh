@@ -15,19 +15,8 @@ DURATION=${DURATION:-10}
 GUESSERS=${GUESSERS:-8}
 FLOOR_LOGINS=${FLOOR_LOGINS:-40}
 
-if [ -z "${BIN:-}" ]; then
-  echo "== building release halo-server"
-  bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error|warning: .*\.swift" || true; }
-  BIN="$(bash scripts/swift-release.sh --show-bin-path)/halo-server"
-fi
-
-WORK=$(mktemp -d /tmp/halo-login-bench.XXXXXX)
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "data kept in $WORK"; fi
-}
-trap cleanup EXIT
+source Benchmarks/lib/halo-server.sh
+bench_setup login
 
 echo "== seeding 1 real user and $GUESSERS attacked accounts"
 DATA="$WORK/data"
@@ -36,15 +25,7 @@ for i in $(seq 0 $((GUESSERS - 1))); do
   "$BIN" user add --data "$DATA" --email "victim$i@example.com" --password "victim-password-$i" > /dev/null
 done
 
-"$BIN" serve --port 0 --data "$DATA" --quiet 2> "$WORK/server.log" &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 100); do
-  PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" 2>/dev/null | grep -o '[0-9]*$' || true)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || { echo "server did not start"; cat "$WORK/server.log"; exit 1; }
+start_server "$DATA"
 
 python3 - "$PORT" "$SERVER_PID" "$DURATION" "$GUESSERS" "$FLOOR_LOGINS" <<'PY'
 import http.client, json, os, statistics, sys, threading, time

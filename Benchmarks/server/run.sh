@@ -13,31 +13,8 @@ DURATION=${DURATION:-15s}
 CONNECTIONS=${CONNECTIONS:-32}
 BIG_SYNC=${BIG_SYNC:-100000}
 
-echo "== building release halo-server"
-bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error:|complete" || true; } | tail -2
-BIN="$(bash scripts/swift-release.sh --show-bin-path)/halo-server"
-
-WORK=$(mktemp -d /tmp/halo-server-bench.XXXXXX)
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "data kept in $WORK"; fi
-}
-trap cleanup EXIT
-
-# start_server DIR: starts `serve --port 0`, sets SERVER_PID and BASE.
-start_server() {
-  "$BIN" serve --port 0 --data "$1" --quiet 2> "$WORK/server.log" &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" 2>/dev/null | grep -o '[0-9]*$' || true)
-    [ -n "$PORT" ] && break
-    sleep 0.1
-  done
-  [ -n "$PORT" ] || { echo "server did not start"; cat "$WORK/server.log"; exit 1; }
-  BASE="http://127.0.0.1:$PORT"
-}
-stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
+source Benchmarks/lib/halo-server.sh
+bench_setup server
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 hwm_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
 token_for() { # DIR -> access token of a new editor client
