@@ -34,7 +34,7 @@ validate: setup
 
 ## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
 test: build validate
-	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build --disable-swift-testing
+	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build
 
 ## check: the fast loop, under a minute after a one-line change. Library and server tests (HaloContentStore,
 ## HaloServer, HaloServices) without the GUI and without the slow ones (kill -9 of a child process, stream
@@ -48,7 +48,7 @@ CHECK_SKIP := CrashTests|StreamRobustnessTests|ServerFuzzTests|SyncTests/test(Sy
 TIMES := %1Rs wall, %1Us user + %1Ss system CPU
 check: setup
 	@TIMEFORMAT='make check, build: $(TIMES)'; time swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	@TIMEFORMAT='make check, tests: $(TIMES)'; time HALO_PASSWORD_HASH_ROUNDS=1000 swift test --skip-build --disable-swift-testing --parallel \
+	@TIMEFORMAT='make check, tests: $(TIMES)'; time HALO_PASSWORD_HASH_ROUNDS=1000 swift test --skip-build --parallel \
 		--filter '$(CHECK_TESTS)' --skip '$(CHECK_SKIP)'
 
 ## format: rewrite the Swift sources in place with the toolchain's swift-format (.swift-format)

@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Already in the graph through Hummingbird; HaloServer uses it to stop the server gracefully.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Tests only: property-based tests (random inputs, shrunk on failure) through Swift Testing.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C libraries: module maps and shim headers only (macros and variadics wrapped as inline functions).
@@ -123,7 +125,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HaloServicesTests",
-            dependencies: ["HaloServices", "HaloServer"],
+            dependencies: ["HaloServices", "HaloServer", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
         // GUI tests drive real windows under Xvfb; they need the process main thread (XCTest).
         .testTarget(

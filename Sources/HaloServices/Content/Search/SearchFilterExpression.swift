@@ -7,20 +7,26 @@ import Foundation
 /// ```
 /// expression := term ("or" term)*
 /// term       := factor ("and" factor)*              -- "and" binds tighter than "or"
-/// factor     := "(" expression ")" | comparison
-/// comparison := property operator value
+/// factor     := "(" expression ")" | group-call | comparison
+/// group-call := ("and" | "or") "(" [expression ("," expression)*] ")"   -- and(), or(a = 1)
+/// comparison := property operator value ["as" type]
 /// property   := word | quoted-string                 -- quote names with spaces: "Artwork ID"
 /// operator   := "=" | "==" | "!=" | ">" | "<" | ">=" | "<=" | "in" | "!in" | "not in" | "like"
-/// value      := number | quoted-string | "true" | "false" | "null" | date | word | list
+/// value      := number | quoted-string | "true" | "false" | "null" | date | word | list | object
 /// date       := "@" (epoch-milliseconds | ISO 8601 date or date-time)   -- sent as ms, type "date"
 /// list       := "[" [value ("," value)*] "]"
+/// object     := a JSON object, e.g. {"en": "Hello"}
+/// type       := word | quoted-string                 -- the wire "type" hint, when not the inferred one
 /// word       := letters, digits and _ . - : (starting with a letter or _)
 /// ```
 /// Strings are written in `"…"` or `'…'` with `\` escaping the next character. A bare word
-/// value is a string (`title like ab`). Chains of the same connective flatten into one group
-/// (`a and b and c` → one `and` with three operands); operand order is kept as written.
-/// Value types follow the seed functions' inference (§11.2); dates (`@2024-05-01`,
-/// `@2024-05-01T10:00:00Z`, `@1714557600000`) become milliseconds with type `date`.
+/// value is a string (`title like ab`). A chain of the same connective is one group
+/// (`a and b and c` → one `and` with three operands); a parenthesized group stays a group of its
+/// own (`a and (b and c)`), and `and(…)` / `or(…)` write groups of fewer than two operands.
+/// Operand order is kept as written. Value types follow the seed functions' inference (§11.2);
+/// dates (`@2024-05-01`, `@2024-05-01T10:00:00Z`, `@1714557600000`) become milliseconds with
+/// type `date`; `as number` (any type name) sets another type. So every tree the wire JSON can
+/// hold has exactly one text, and parsing that text gives the tree back.
 extension SearchFilter {
     /// Parses an infix filter expression; a syntax error is a `HaloError.invalidInput` that says
     /// what was expected and at which character (1-based).
@@ -41,6 +47,8 @@ private struct FilterToken: Equatable {
         case number(Double)
         /// A date literal, as epoch milliseconds.
         case date(Double)
+        /// A JSON object literal.
+        case object(JSONValue)
         case symbol(String)  // ( ) [ ] , and the comparison operators
 
         var display: String {
@@ -49,6 +57,7 @@ private struct FilterToken: Equatable {
             case .string(let s): return "\"\(s)\""
             case .number(let n): return JSONValue.number(n).jsonString()
             case .date(let ms): return "@" + JSONValue.number(ms).jsonString()
+            case .object(let value): return value.jsonString()
             case .symbol(let s): return "'\(s)'"
             }
         }
@@ -94,6 +103,13 @@ private enum FilterExpressionLexer {
                 } else {
                     throw HaloError.invalidInput(message: "Expected '!=' or '!in' at character \(start) of the filter.")
                 }
+            } else if c == "{" {
+                let end = try objectEnd(chars, from: i, position: start)
+                guard let value = try? JSONValue(data: Data(String(chars[i...end]).utf8)) else {
+                    throw HaloError.invalidInput(message: "The object at character \(start) of the filter is not valid JSON.")
+                }
+                tokens.append(FilterToken(kind: .object(value), position: start))
+                i = end + 1
             } else if c == "\"" || c == "'" {
                 var value = ""
                 var j = i + 1
@@ -154,6 +170,28 @@ private enum FilterExpressionLexer {
         return tokens
     }
 
+    /// The index of the `}` closing the `{` at `start` (braces inside JSON strings skipped).
+    private static func objectEnd(_ chars: [Character], from start: Int, position: Int) throws -> Int {
+        var depth = 0
+        var inString = false
+        var index = start
+        while index < chars.count {
+            let c = chars[index]
+            if inString {
+                if c == "\\" { index += 1 } else if c == "\"" { inString = false }
+            } else if c == "\"" {
+                inString = true
+            } else if c == "{" {
+                depth += 1
+            } else if c == "}" {
+                depth -= 1
+                if depth == 0 { return index }
+            }
+            index += 1
+        }
+        throw HaloError.invalidInput(message: "The object starting at character \(position) of the filter is not closed.")
+    }
+
     /// Epoch milliseconds of `1714557600000`, `2024-05-01` (UTC midnight) or an ISO 8601 date-time.
     static func dateMilliseconds(_ text: String) -> Double? {
         if !text.isEmpty, text.allSatisfy(\.isNumber), let ms = Double(text) { return ms }
@@ -193,13 +231,14 @@ private struct FilterExpressionParser {
         return .invalidInput(message: "Expected \(expected) at the end of the filter.")
     }
 
+    /// A chain of `or`: one group however long (a parenthesized operand stays a group of its own).
     mutating func parseExpression() throws -> SearchFilter {
         var operands = [try parseTerm()]
         while isKeyword(peek, "or") {
             index += 1
             operands.append(try parseTerm())
         }
-        return operands.count == 1 ? operands[0] : .group(.or, operands.flatMap { $0.operands(of: .or) })
+        return operands.count == 1 ? operands[0] : .group(.or, operands)
     }
 
     mutating func parseTerm() throws -> SearchFilter {
@@ -208,7 +247,7 @@ private struct FilterExpressionParser {
             index += 1
             operands.append(try parseFactor())
         }
-        return operands.count == 1 ? operands[0] : .group(.and, operands.flatMap { $0.operands(of: .and) })
+        return operands.count == 1 ? operands[0] : .group(.and, operands)
     }
 
     /// Open parentheses; bounded so hostile input cannot exhaust the stack.
@@ -216,19 +255,31 @@ private struct FilterExpressionParser {
     static let maxDepth = 100
 
     mutating func parseFactor() throws -> SearchFilter {
-        if isSymbol(peek, "(") {
-            guard depth < Self.maxDepth else {
-                throw HaloError.invalidInput(message: "The filter nests parentheses deeper than \(Self.maxDepth).")
+        let groupCall = ["and", "or"].first { isKeyword(peek, $0) && index + 1 < tokens.count && isSymbol(tokens[index + 1], "(") }
+        guard isSymbol(peek, "(") || groupCall != nil else { return try parseComparison() }
+        guard depth < Self.maxDepth else {
+            throw HaloError.invalidInput(message: "The filter nests parentheses deeper than \(Self.maxDepth).")
+        }
+        depth += 1
+        defer { depth -= 1 }
+        if let groupCall, let condition = SearchFilterCondition(rawValue: groupCall) {
+            index += 2
+            var operands: [SearchFilter] = []
+            while !isSymbol(peek, ")") {
+                if !operands.isEmpty {
+                    guard isSymbol(peek, ",") else { throw failure(expected: "',' or ')'") }
+                    index += 1
+                }
+                operands.append(try parseExpression())
             }
             index += 1
-            depth += 1
-            defer { depth -= 1 }
-            let inner = try parseExpression()
-            guard isSymbol(peek, ")") else { throw failure(expected: "')'") }
-            index += 1
-            return inner
+            return .group(condition, operands)
         }
-        return try parseComparison()
+        index += 1
+        let inner = try parseExpression()
+        guard isSymbol(peek, ")") else { throw failure(expected: "')'") }
+        index += 1
+        return inner
     }
 
     mutating func parseComparison() throws -> SearchFilter {
@@ -241,7 +292,16 @@ private struct FilterExpressionParser {
         index += 1
         let operation = try parseOperator()
         let (value, isDate) = try parseValue()
-        let type = isDate ? "date" : SearchFilter.inferredType(of: value)
+        var type = isDate ? "date" : SearchFilter.inferredType(of: value)
+        if isKeyword(peek, "as") {
+            index += 1
+            switch peek?.kind {
+            case .word(let name)?: type = name
+            case .string(let name)?: type = name
+            default: throw failure(expected: "a type name after 'as'")
+            }
+            index += 1
+        }
         return .comparison(operation: operation, property: property, value: value, type: type)
     }
 
@@ -272,6 +332,7 @@ private struct FilterExpressionParser {
         case .number(let n): index += 1; return (.number(n), false)
         case .date(let ms): index += 1; return (.number(ms), true)
         case .string(let s): index += 1; return (.string(s), false)
+        case .object(let value): index += 1; return (value, false)
         case .word(let w):
             index += 1
             switch w.lowercased() {
@@ -300,33 +361,43 @@ private struct FilterExpressionParser {
 }
 
 extension SearchFilter {
-    /// The operands to splice into a parent group of `condition` (a same-condition group flattens).
-    fileprivate func operands(of condition: SearchFilterCondition) -> [SearchFilter] {
-        if case .group(let own, let operands) = self, own == condition { return operands }
-        return [self]
-    }
-}
-
-extension SearchFilter {
     /// The filter written in the expression language of `parse(expression:)`, e.g.
-    /// `price >= 10 and (inStock = true or title like "ab")`. Parsing it gives the same tree
-    /// (`date` values are written `@<ms>`), except for `type` overrides the language cannot
-    /// express (e.g. `number` on a string), which come back inferred from the value.
-    public var expression: String { render(nestedIn: nil) }
+    /// `price >= 10 and (inStock = true or title like "ab")`. Parsing it gives the same tree:
+    /// every group, operand order, value and type hint.
+    public var expression: String { render(nested: false) }
 
-    private func render(nestedIn parent: SearchFilterCondition?) -> String {
+    private func render(nested: Bool) -> String {
         switch self {
+        case .group(let condition, let operands) where operands.count < 2:
+            return "\(condition.rawValue)(" + operands.map { $0.render(nested: false) }.joined(separator: ", ") + ")"
         case .group(let condition, let operands):
-            guard !operands.isEmpty else { return "" }
-            let text = operands.map { $0.render(nestedIn: condition) }.joined(separator: " \(condition.rawValue) ")
-            // Parenthesize a nested group unless it is the same connective (which flattens anyway).
-            return parent == nil || parent == condition || operands.count == 1 ? text : "(\(text))"
+            let text = operands.map { $0.render(nested: true) }.joined(separator: " \(condition.rawValue) ")
+            return nested ? "(\(text))" : text
         case .comparison(let operation, let property, let value, let type):
-            return "\(Self.renderProperty(property)) \(operation.rawValue) \(Self.renderValue(value, asDate: type == "date"))"
+            let asDate = type == "date" && Self.writesAsDate(value)
+            let written = "\(Self.renderProperty(property)) \(operation.rawValue) \(Self.renderValue(value, asDate: asDate))"
+            let parsedType = asDate ? "date" : Self.inferredType(of: value)
+            return type == parsedType ? written : "\(written) as \(Self.renderProperty(type))"
         }
     }
 
-    private static let keywords: Set<String> = ["and", "or", "in", "not", "like", "true", "false", "null"]
+    private static let keywords: Set<String> = ["and", "or", "in", "not", "like", "true", "false", "null", "as"]
+
+    /// Whether `value` can be written as `@<ms>` dates: whole non-negative milliseconds (a list:
+    /// all its numbers, the first item being one).
+    private static func writesAsDate(_ value: JSONValue) -> Bool {
+        func isMilliseconds(_ item: JSONValue) -> Bool {
+            guard case .number(let n) = item else { return false }
+            return n >= 0 && n < 1e15 && n.rounded() == n
+        }
+        switch value {
+        case .number: return isMilliseconds(value)
+        case .array(let items):
+            guard let first = items.first, isMilliseconds(first) else { return false }
+            return items.allSatisfy { item in if case .number = item { isMilliseconds(item) } else { true } }
+        default: return false
+        }
+    }
 
     private static func renderProperty(_ name: String) -> String {
         let isWord =
@@ -346,7 +417,7 @@ extension SearchFilter {
         case .number: return (asDate ? "@" : "") + value.jsonString()
         case .string(let s): return renderString(s)
         case .array(let items): return "[" + items.map { renderValue($0, asDate: asDate) }.joined(separator: ", ") + "]"
-        case .object: return renderString(value.jsonString())
+        case .object: return value.jsonString()
         }
     }
 }
