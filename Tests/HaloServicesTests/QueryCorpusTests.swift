@@ -1,0 +1,85 @@
+import Foundation
+import HaloServer
+import XCTest
+
+@testable import HaloServices
+
+/// One search of the committed corpus (`Benchmarks/queries/corpus.txt`).
+struct CorpusQuery {
+    var name: String
+    var filter: SearchFilter?
+    var meta: SearchFilter?
+    var sort: String?
+
+    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Benchmarks/queries/corpus.txt")
+
+    /// Reads the corpus; a filter that does not parse fails with its query's name.
+    static func load() throws -> [CorpusQuery] {
+        var queries: [CorpusQuery] = []
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("## ") {
+                queries.append(CorpusQuery(name: String(text.dropFirst(3))))
+                continue
+            }
+            guard !text.hasPrefix("#"), let colon = text.firstIndex(of: ":"), !queries.isEmpty else { continue }
+            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = queries[queries.count - 1].name
+            func parse() throws -> SearchFilter {
+                do { return try SearchFilter.parse(expression: value) } catch { throw HaloError.invalidInput(message: "\(name): \(error)") }
+            }
+            switch text[..<colon] {
+            case "filter": queries[queries.count - 1].filter = try parse()
+            case "meta": queries[queries.count - 1].meta = try parse()
+            case "sort": queries[queries.count - 1].sort = value
+            default: throw HaloError.invalidInput(message: "\(name): unknown line \(text)")
+            }
+        }
+        return queries
+    }
+
+    /// The search body over `moduleIds`, first page of 50.
+    func body(moduleIds: [String]) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "moduleIds": .array(moduleIds.map(JSONValue.string)), "pagination": ["page": 1, "limit": 50],
+        ]
+        if let filter { body["searchValues"] = filter.wireJSON }
+        if let meta { body["metaSearch"] = meta.wireJSON }
+        if let sort { body["sort"] = .string(sort) }
+        return .object(body)
+    }
+}
+
+/// The committed query corpus answers the same online (the server) and offline (the SDK's cache
+/// after a sync), and its text round-trips through the filter language.
+final class QueryCorpusTests: XCTestCase {
+    func testTheCorpusAnswersAlikeOnlineAndOffline() async throws {
+        let queries = try CorpusQuery.load()
+        XCTAssertGreaterThanOrEqual(queries.count, 20)
+        for query in queries {
+            for filter in [query.filter, query.meta].compactMap({ $0 }) {
+                XCTAssertEqual(try SearchFilter.parse(expression: filter.expression), filter, query.name)
+            }
+        }
+
+        let server = try await OfflineTestServer.start()
+        defer { Task { await server.stop() } }
+        let bench = try await server.admin.seedBenchmark(instances: 1_200, modules: 2)
+        let cache = try temporaryCache()
+        let outcomes = await SyncEngine(cache: cache, core: try server.core()).sync(bench.map { SyncQuery(moduleId: $0) })
+        for (key, outcome) in outcomes { XCTAssertNoThrow(try outcome.get(), key) }
+
+        var empty: [String] = []
+        for query in queries {
+            let body = query.body(moduleIds: bench)
+            let online = try PaginatedContentInstances(wire: await server.call("POST", "api/generalcontent/instance/search", body))
+            let offline = try cache.searchLocally(body: body)
+            XCTAssertEqual(offline.instances.map(\.id), online.instances.map(\.id), "\(query.name): items or order differ")
+            XCTAssertEqual(offline.paginationInfo, online.paginationInfo, "\(query.name): totals differ")
+            if online.instances.isEmpty { empty.append(query.name) }
+        }
+        // Not vacuous: only the queries meant to find nothing find nothing.
+        XCTAssertEqual(empty.sorted(), ["Fields that are always empty (nothing)", "Nothing that expensive (empty)"])
+    }
+}
