@@ -107,3 +107,19 @@ final class JSONParserTests: XCTestCase {
         }
     }
 }
+
+final class FieldTypeTests: XCTestCase {
+    func testIdsAndNamesRoundTrip() {
+        XCTAssertEqual(FieldType.allCases.count, 21)
+        for type in FieldType.allCases {
+            XCTAssertEqual(FieldType(id: type.id), type)
+            XCTAssertEqual(FieldType(name: type.name), type)
+            XCTAssertEqual(FieldType(name: type.name.uppercased()), type)
+        }
+        XCTAssertEqual(FieldType.localizedText.id, "000000000000000000000015")
+        XCTAssertEqual(FieldType(name: "Single relation"), .singleRelation)
+        XCTAssertNil(FieldType(name: "Hologram"))
+        XCTAssertNil(FieldType(id: "000000000000000000000022"))
+        XCTAssertEqual(FieldType.allCases.filter(\.isRelation), [.multipleRelation, .singleRelation])
+    }
+}
