@@ -102,8 +102,38 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testParserRejectsBrokenText() {
-        for bad in ["", "{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "01x", "[1] 2", "{\"a\":\"\u{01}\"}", "-"] {
+        for bad in [
+            "", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "\"abc", "tru", "01x", "[01]", "[1.]", "[1e]", "[+1]", "[.5]", "{a:1}",
+            "\"\\x\"", "[1] 2", "{\"a\":\"\u{01}\"}", "[\"a\nb\"]", "-",
+            String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+        ] {
             XCTAssertThrowsError(try JSONValue(parsing: bad), bad)
+            XCTAssertThrowsError(try JSONValue(parsing: Data(bad.utf8)), bad)
         }
+        XCTAssertThrowsError(try JSONValue(parsing: "not json")) { error in
+            XCTAssertEqual("\(error)", "Invalid JSON at byte 1: expected \"null\".")
+        }
+    }
+
+    func testParserAcceptsEveryValidForm() throws {
+        for valid in ["{}", "[]", "0", "-0", "-1.5e+3", "2E-2", "\"a\\u00e9\\n\"", "{\"a\":[1,{\"b\":null}],\"c\":true}", " [ false ] "] {
+            XCTAssertEqual(try JSONValue(parsing: Data(valid.utf8)), try JSONValue(string: valid), valid)
+        }
+    }
+}
+
+final class FieldTypeTests: XCTestCase {
+    func testIdsAndNamesRoundTrip() {
+        XCTAssertEqual(FieldType.allCases.count, 21)
+        for type in FieldType.allCases {
+            XCTAssertEqual(FieldType(id: type.id), type)
+            XCTAssertEqual(FieldType(name: type.name), type)
+            XCTAssertEqual(FieldType(name: type.name.uppercased()), type)
+        }
+        XCTAssertEqual(FieldType.localizedText.id, "000000000000000000000015")
+        XCTAssertEqual(FieldType(name: "Single relation"), .singleRelation)
+        XCTAssertNil(FieldType(name: "Hologram"))
+        XCTAssertNil(FieldType(id: "000000000000000000000022"))
+        XCTAssertEqual(FieldType.allCases.filter(\.isRelation), [.multipleRelation, .singleRelation])
     }
 }

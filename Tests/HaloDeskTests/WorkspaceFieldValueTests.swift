@@ -20,6 +20,9 @@ final class WorkspaceFieldValueTests: XCTestCase {
         XCTAssertEqual(FieldKind(fieldTypeName: "Single relation"), .relation)
         XCTAssertEqual(FieldKind(fieldTypeName: "Long text"), .longText)
         XCTAssertNil(FieldKind(fieldTypeName: "Hologram"))
+        XCTAssertEqual(FieldKind(fieldTypeName: "localized TEXT"), .localized)
+        // Every field type has a kind, reached by its wire name as by the type.
+        for type in FieldType.allCases { XCTAssertEqual(FieldKind(fieldTypeName: type.name), FieldKind(type), type.name) }
     }
 
     func testParsingValidatesByKind() throws {

@@ -257,6 +257,7 @@ final class FixtureFilesTests: XCTestCase {
         XCTAssertEqual(object.format, [:])
         XCTAssertEqual(object.fieldType?.id, "000000000000000000000013")
         XCTAssertEqual(object.fieldType?.name, "Object")
+        XCTAssertEqual(object.fieldType?.type, .object)
         XCTAssertEqual(object.fieldType?.isLongValue, true)
         XCTAssertEqual(object.fieldType?.rules, [ModuleFieldRule(rule: "custom||isJSONObject", params: [], error: "validator.11")])
         // Numeric rule params are kept (iOS dropped them).

@@ -233,7 +233,7 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertEqual(try cachedName(original[2]), "Their version")
         XCTAssertEqual(
             try cache.read { db in try ContentTables.instance(id: original[2].id ?? "", in: db)?.updatedAt },
-            try theirs.storedForm().updatedAt)
+            theirs.storedForm().updatedAt)
         XCTAssertEqual(try online.entries(), [])
     }
 

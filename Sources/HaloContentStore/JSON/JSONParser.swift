@@ -1,14 +1,21 @@
-/// A small, fast JSON parser producing `JSONValue`, used where the store reads back the bodies
-/// it wrote (a page of results, a sync chunk): `JSONDecoder` costs several times more per body.
-/// Strict RFC 8259 input; errors say where the text went wrong.
+import Foundation
+
+/// The project's one JSON scanner: small, fast, strict RFC 8259, producing `JSONValue`. The store
+/// reads back the bodies it wrote with it (`JSONDecoder` costs several times more per body), and
+/// the SDK reads every server answer with it (`init(wireData:)`): Foundation's parsers on Linux
+/// accept trailing commas (`[1,2,]`), so malformed answers such as the fixtures PROTOCOL §22
+/// lists would pass unnoticed; the SDKs failed on them, and so do we.
+/// Errors name the byte offset of the first syntax error.
 struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
     private static let maxDepth = 512
 
-    static func parse(_ text: String) throws -> JSONValue {
-        var parser = JSONParser(bytes: Array(text.utf8))
+    static func parse(_ text: String) throws -> JSONValue { try parse(bytes: Array(text.utf8)) }
+
+    static func parse(bytes: [UInt8]) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -18,7 +25,7 @@ struct JSONParser {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
-    private func error(_ message: String) -> JSONValueError { JSONValueError("\(message) at byte \(index)") }
+    private func error(_ message: String) -> JSONValueError { JSONValueError("Invalid JSON at byte \(index): \(message).") }
 
     private mutating func skipWhitespace() {
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
@@ -39,12 +46,12 @@ struct JSONParser {
         }
     }
 
-    private mutating func expect(_ word: StaticString) throws {
-        let count = word.utf8CodeUnitCount
-        guard index + count <= bytes.count else { throw error("unexpected end of JSON") }
-        let matches = word.withUTF8Buffer { Array($0) == Array(bytes[index..<index + count]) }
-        guard matches else { throw error("invalid literal") }
-        index += count
+    /// Matches a literal byte by byte, so an error points at the first byte that differs.
+    private mutating func expect(_ word: String) throws {
+        for byte in word.utf8 {
+            guard index < bytes.count, bytes[index] == byte else { throw error("expected \"\(word)\"") }
+            index += 1
+        }
     }
 
     private mutating func enter() throws {
@@ -168,26 +175,46 @@ struct JSONParser {
         return value
     }
 
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, nothing looser (no `01`, `1.`, `+1`).
     private mutating func parseNumber() throws -> Double {
         let start = index
-        guard bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
-            throw error("unexpected character")
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, Self.isDigit(bytes[index]) else {
+            throw error(index == start ? "expected a value" : "expected digits")
         }
-        while index < bytes.count, Self.isNumberByte(bytes[index]) { index += 1 }
+        if bytes[index] == UInt8(ascii: "0") { index += 1 } else { skipDigits() }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard skipDigits() > 0 else { throw error("expected digits after the decimal point") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard skipDigits() > 0 else { throw error("expected exponent digits") }
+        }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw error("invalid number \(text)") }
+        guard let value = Double(text), value.isFinite else { throw error("number out of range \(text)") }
         return value
     }
 
-    private static func isNumberByte(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e")
-            || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = index
+        while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        return index - start
     }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 }
 
 extension JSONValue {
     /// Parses JSON text with the store's fast parser (same results as `init(string:)`).
     public init(parsing text: String) throws {
         self = try JSONParser.parse(text)
+    }
+
+    /// Parses JSON bytes strictly (RFC 8259) with the store's parser; errors name the byte offset.
+    public init(parsing data: Data) throws {
+        self = try JSONParser.parse(bytes: [UInt8](data))
     }
 }

@@ -1,55 +1,7 @@
 import HaloContentStore
 
-/// The 21 built-in HALO field types (§9.3), with the validation rules the CMS reported for them.
-public enum FieldType: Int, Sendable, CaseIterable {
-    case text = 1, number, website, youtube, image, date, time, boolean, color, multipleRelation
-    case singleRelation, longText, object, list, localizedText, video, multipleChoice, singleChoice
-    case multipleSelectDropdown, singleSelectDropdown, audio
-
-    /// `000000000000000000000001` … `000000000000000000000021`.
-    public var id: String {
-        let number = String(rawValue)
-        return String(repeating: "0", count: 24 - number.count) + number
-    }
-
-    public init?(id: String) {
-        guard id.count == 24, let number = Int(id), let type = FieldType(rawValue: number) else { return nil }
-        self = type
-    }
-
-    public var name: String {
-        switch self {
-        case .text: return "Text"
-        case .number: return "Number"
-        case .website: return "Website"
-        case .youtube: return "Youtube"
-        case .image: return "Image"
-        case .date: return "Date"
-        case .time: return "Time"
-        case .boolean: return "Boolean"
-        case .color: return "Color"
-        case .multipleRelation: return "Multiple relation"
-        case .singleRelation: return "Single relation"
-        case .longText: return "Long text"
-        case .object: return "Object"
-        case .list: return "List"
-        case .localizedText: return "Localized text"
-        case .video: return "Video"
-        case .multipleChoice: return "Multiple choice"
-        case .singleChoice: return "Single choice"
-        case .multipleSelectDropdown: return "Multiple select dropdown"
-        case .singleSelectDropdown: return "Single select dropdown"
-        case .audio: return "Audio"
-        }
-    }
-
-    var isLongValue: Bool {
-        switch self {
-        case .text, .number, .date, .time, .boolean, .color, .multipleRelation, .singleRelation: return false
-        default: return true
-        }
-    }
-
+/// What the server says about each field type (`FieldType` is HaloContentStore's, the one list).
+extension FieldType {
     /// (rule, params, error key) as in `getModulesWithMetaData.json`.
     var rules: [(String, [JSONValue], String)] {
         switch self {

@@ -47,9 +47,9 @@ extension HaloCache {
                 guard let id = module.id else { continue }
                 if let name = module.name { schema.idsByName[name, default: []].append(id) }
                 for field in module.fields ?? [] {
-                    let type = field.fieldType?.name ?? ""
-                    if type == "Localized text" { schema.localized[id, default: []].insert(field.name) }
-                    if type.hasSuffix("relation") { schema.relations[id, default: []].insert(field.name) }
+                    let type = field.fieldType?.type
+                    if type == .localizedText { schema.localized[id, default: []].insert(field.name) }
+                    if type?.isRelation == true { schema.relations[id, default: []].insert(field.name) }
                 }
             }
         }

@@ -35,12 +35,7 @@ public final class ContentManager: Sendable {
         return try Self.decode(PaginatedModules.self, response)
     }
 
-    /// The seed's form of `getModules`.
-    public func getModules(completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<PaginatedModules?, HaloError>) -> Void) {
-        Task {
-            do throws(HaloError) { handler(nil, .success(try await getModules())) } catch { handler(nil, .failure(error)) }
-        }
-    }
+    // The seed's completion-handler form is on the core manager (`Manager.core.getModules`).
 
     // MARK: Search
 

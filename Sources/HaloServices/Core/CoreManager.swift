@@ -195,6 +195,16 @@ public final class CoreManager: Sendable {
     /// The seed's labelled form `logMessage(message:level:)`.
     public func logMessage(message: String, level: LogLevel) { logMessage(message, level: level) }
 
+    // MARK: Content
+
+    /// The seed's `getModules`, documented on the core manager (Core Manager page, Content
+    /// chapter "Retrieving modules"): `content.getModules()` with a completion handler.
+    public func getModules(completionHandler handler: @escaping @Sendable (HTTPResponse?, Result<PaginatedModules?, HaloError>) -> Void) {
+        Task {
+            do throws(HaloError) { handler(nil, .success(try await content.getModules())) } catch { handler(nil, .failure(error)) }
+        }
+    }
+
     // MARK: Add-ons
 
     /// Registers an add-on (before `startup`): `willRegisterAddon`, then `didRegisterAddon`.

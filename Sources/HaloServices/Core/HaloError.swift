@@ -4,6 +4,9 @@ import HaloContentStore
 /// The JSON value type HALO content is carried in (instance values, pocket data).
 public typealias JSONValue = HaloContentStore.JSONValue
 
+/// The 21 HALO field types (§9.3), shared with the server and the offline search.
+public typealias FieldType = HaloContentStore.FieldType
+
 /// Every failure the SDK reports. Each case carries a sentence fit to show a user, and server
 /// failures keep the HTTP status and the server's own message (PROTOCOL §2.1).
 public enum HaloError: Error, Sendable, Hashable {

@@ -35,8 +35,8 @@ enum HTTPStatusText {
 extension HTTPResponse {
     /// The body as JSON, or `invalidResponse` naming what was expected.
     func json() throws(HaloError) -> JSONValue {
-        do { return try JSONValue(data: body) } catch {
-            throw .invalidResponse(status: statusCode, message: "response is not valid JSON")
+        do { return try JSONValue(parsing: body) } catch {
+            throw .invalidResponse(status: statusCode, message: "response is not valid JSON (\(error))")
         }
     }
 

@@ -161,7 +161,7 @@ public final class Outbox: Sendable {
         guard let stored = try self.entry(id: entry.id), case .conflict(let server) = stored.state else {
             throw HaloError.invalidInput(message: "Outbox entry \(entry.id) is not in conflict.")
         }
-        let copy = try server.storedForm()
+        let copy = server.storedForm()
         let instanceId = stored.instance.id ?? copy.id
         switch resolution {
         case .keepMine:
@@ -304,7 +304,7 @@ public final class Outbox: Sendable {
                     }
                     if let instance = outcome.success ? outcome.instance : outcome.conflictingInstance {
                         report.sent.append(instance)
-                        let stored = try instance.storedForm()
+                        let stored = instance.storedForm()
                         if !stored.id.isEmpty {
                             try OutboxShadow.serverCopyArrived(stored, for: stored.id, in: db)
                             try OutboxShadow.reconcile(stored.id, in: db)
@@ -322,7 +322,7 @@ public final class Outbox: Sendable {
                     report.conflicts.append(conflicted)
                     if let id = entry.instance.id {
                         blocked.insert(id)
-                        let copy = try server.storedForm()
+                        let copy = server.storedForm()
                         if copy.id == id { try OutboxShadow.serverCopyArrived(copy, for: id, in: db) }
                     }
                 } else {

@@ -8,23 +8,28 @@ import HaloServices
 enum FieldKind: Equatable, Sendable {
     case text, longText, number, boolean, date, link, image, relation, relations, list, object, localized
 
+    /// How a HALO field type is shown and edited.
+    init(_ type: FieldType) {
+        switch type {
+        case .text, .color, .singleChoice, .singleSelectDropdown: self = .text
+        case .longText: self = .longText
+        case .number: self = .number
+        case .boolean: self = .boolean
+        case .date, .time: self = .date
+        case .website, .youtube, .video, .audio: self = .link
+        case .image: self = .image
+        case .singleRelation: self = .relation
+        case .multipleRelation: self = .relations
+        case .list, .multipleChoice, .multipleSelectDropdown: self = .list
+        case .object: self = .object
+        case .localizedText: self = .localized
+        }
+    }
+
     /// The kind for a HALO field type name (PROTOCOL §9.3), nil for names we do not know.
     init?(fieldTypeName: String) {
-        switch fieldTypeName.lowercased() {
-        case "text", "color", "single choice", "single select dropdown": self = .text
-        case "long text": self = .longText
-        case "number": self = .number
-        case "boolean": self = .boolean
-        case "date", "time": self = .date
-        case "website", "youtube", "video", "audio": self = .link
-        case "image": self = .image
-        case "single relation": self = .relation
-        case "multiple relation": self = .relations
-        case "list", "multiple choice", "multiple select dropdown": self = .list
-        case "object": self = .object
-        case "localized text": self = .localized
-        default: return nil
-        }
+        guard let type = FieldType(name: fieldTypeName) else { return nil }
+        self.init(type)
     }
 
     /// Guesses the kind from a stored value. Dates are epoch milliseconds on the wire, so a whole
@@ -81,7 +86,7 @@ extension FieldDescriptor {
         var result: [FieldDescriptor] = []
         for field in module?.fields ?? [] {
             let kind =
-                field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) }
+                field.fieldType?.type.map { FieldKind($0) }
                 ?? instance.values[field.name].map(FieldKind.inferred) ?? .text
             result.append(FieldDescriptor(name: field.name, kind: kind))
         }

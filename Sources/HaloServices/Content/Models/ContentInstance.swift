@@ -74,10 +74,7 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
                 status: nil, message: "\"values\" of the content instance should be an object, got \(other.wireKindName).")
         }
         tagList = try object.list("tags", Tag.init(wire:))
-        guard let created = object.date("createdAt") else {
-            throw HaloError.invalidResponse(
-                status: nil, message: "The content instance\(id.map { " \($0)" } ?? "") has no \"createdAt\" timestamp.")
-        }
+        guard let created = object.date("createdAt") else { throw Self.noCreatedAt(id: id) }
         createdAt = created
         updatedAt = object.date("updatedAt")
         publishedAt = object.date("publishedAt")
@@ -89,6 +86,10 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
         deletedBy = object.string("deletedBy")
         customerId = object.int("customerId")
         revision = object.int("revision")
+    }
+
+    static func noCreatedAt(id: String?) -> HaloError {
+        .invalidResponse(status: nil, message: "The content instance\(id.map { " \($0)" } ?? "") has no \"createdAt\" timestamp.")
     }
 
     /// The request body of a save (PROTOCOL §12, iOS shape): `id` when set, `module`, `name`,

@@ -161,6 +161,8 @@ public struct ModuleFieldType: Hashable, Sendable, HaloWireDecodable, HaloWireEn
     public var rules: [ModuleFieldRule]
     /// Whether the value may be long (shown in a multi-line editor).
     public var isLongValue: Bool
+    /// The built-in type this is, by id or else by name; nil for a type HALO does not define.
+    public var type: FieldType? { id.flatMap(FieldType.init(id:)) ?? FieldType(name: name) }
     public var createdAt: Date?
     public var updatedAt: Date?
     public var deletedAt: Date?

@@ -17,25 +17,10 @@ extension HaloWireDecodable {
     /// the model from it; invalid JSON is a `HaloError.invalidResponse`.
     public init(wireData data: Data) throws {
         let json: JSONValue
-        do {
-            try StrictJSONSyntax.validate(data)
-            json = try JSONValue(data: data)
-        } catch let error as HaloError {
-            throw error.prefixed(with: "\(Self.self)")
-        } catch {
+        do { json = try JSONValue(parsing: data) } catch {
             throw HaloError.invalidResponse(status: nil, message: "\(Self.self): \(error)")
         }
         try self.init(wire: json)
-    }
-}
-
-extension HaloError {
-    /// The same error with its message prefixed by the model being read.
-    fileprivate func prefixed(with what: String) -> HaloError {
-        if case .invalidResponse(let status, let message) = self {
-            return .invalidResponse(status: status, message: "\(what): \(message)")
-        }
-        return self
     }
 }
 
