@@ -1,11 +1,16 @@
 import Foundation
+import HaloContentStore
 
-/// An incremental tokenizer for the sync answer (§14.2) that sees the bytes as they arrive.
+/// An incremental, validating reader of the sync answer (§14.2) that sees the bytes as they arrive.
 ///
-/// It never holds more than one array element: it tracks nesting and string state byte by byte,
-/// cuts out each element of `created`, `updated` and `deleted` as raw JSON, and reads the
-/// top-level `syncTimestamp` number, whatever the key order. Other keys are skipped. Elements
-/// are decoded one at a time by the caller, so memory stays flat for any module size.
+/// It never holds more than one array element: the top level (`{`, keys, `:`, `,`, the section
+/// arrays around their elements) is checked byte by byte as strict JSON — a trailing comma, a
+/// missing one, a section that is not an array or an element that is not an object is an error
+/// at once — and each element of `created`, `updated` and `deleted` is cut out as raw JSON for
+/// the caller to parse strictly, one at a time, so memory stays flat for any module size. Other
+/// top-level values (small) are captured and parsed strictly too; `syncTimestamp` must be there,
+/// and a number. An answer refused part-way leaves the cache as it was: the caller writes nothing
+/// it has not seen end well.
 struct SyncStreamParser {
     enum Section: Sendable, Equatable { case created, updated, deleted }
 
@@ -14,103 +19,162 @@ struct SyncStreamParser {
         case syncTimestamp(Int64)
     }
 
-    private var depth = 0
+    /// Where the reader is in the top-level object.
+    private enum State {
+        case start, objectOpen, key, afterKey, beforeValue, value, arrayOpen, element, afterElement, beforeElement
+        case afterValue, beforeKey, end
+    }
+
+    private var state = State.start
+    private var key: [UInt8] = []
+    private var section: Section?
+    /// The element or top-level value being cut out, with its nesting and string state.
+    private var captured: [UInt8] = []
+    private var nesting = 0
     private var inString = false
     private var escaped = false
-    private var finished = false
-    private var expectingKey = false
-    /// The key (at depth 1) whose value is being read.
-    private var key: [UInt8] = []
-    private var readingKey = false
-    private var section: Section?
-    /// Bytes of the array element being cut out (depth ≥ 3 inside a section array).
-    private var element: [UInt8] = []
-    private var capturingElement = false
-    /// Bytes of the scalar value of `syncTimestamp`.
-    private var scalar: [UInt8] = []
-    private var readingScalar = false
+    private var sawTimestamp = false
     private(set) var bytesSeen = 0
 
     /// Feeds a block of the answer; calls `emit` for each complete element and the timestamp.
     mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (Event) throws -> Void) throws {
-        bytesSeen += bytes.count
         for byte in bytes {
-            if capturingElement { element.append(byte) }
-            if inString {
-                if readingKey && !(byte == UInt8(ascii: "\"") && !escaped) { key.append(byte) }
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    readingKey = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-                if depth == 1 && expectingKey {
-                    readingKey = true
-                    key.removeAll(keepingCapacity: true)
-                }
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard !finished else { throw SyncStreamError("data after the end of the sync answer") }
-                if depth == 0 && byte != UInt8(ascii: "{") { throw SyncStreamError("the sync answer is not a JSON object") }
-                if depth == 1 && byte == UInt8(ascii: "[") { section = Self.section(named: key) }
-                if depth == 2 && section != nil && !capturingElement {
-                    capturingElement = true
-                    element = [byte]
-                }
-                depth += 1
-                expectingKey = depth == 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                try endScalar(emit)
-                depth -= 1
-                if depth < 0 { throw SyncStreamError("unbalanced brackets in the sync answer") }
-                if depth == 2 && capturingElement {
-                    capturingElement = false
-                    if let section { try emit(.element(section, Data(element))) }
-                    element.removeAll(keepingCapacity: true)
-                }
-                if depth == 1 { section = nil }
-                if depth == 0 { finished = true }
-            case UInt8(ascii: ":"):
-                if depth == 1 {
-                    expectingKey = false
-                    readingScalar = key == Self.timestampKey
-                    scalar.removeAll(keepingCapacity: true)
-                }
-            case UInt8(ascii: ","):
-                try endScalar(emit)
-                if depth == 1 { expectingKey = true }
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
-                break
-            default:
-                if readingScalar { scalar.append(byte) }
-            }
+            bytesSeen += 1
+            try step(byte, emit)
         }
     }
 
-    /// Checks that the whole answer arrived (a cut connection leaves it unbalanced).
+    /// Checks that the whole answer arrived (a cut connection leaves it open) and said when it
+    /// was taken.
     func finish() throws {
-        guard finished, depth == 0 else {
-            throw SyncStreamError("the sync answer ended early (after \(bytesSeen) bytes)")
+        guard state == .end else { throw SyncStreamError("the sync answer ended early (after \(bytesSeen) bytes)") }
+        guard sawTimestamp else { throw SyncStreamError("the sync answer has no \"syncTimestamp\"") }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    private func unexpected(_ byte: UInt8, _ expected: String) -> SyncStreamError {
+        let shown = byte >= 0x20 && byte < 0x7F ? "'\(Character(UnicodeScalar(byte)))'" : String(format: "byte 0x%02X", byte)
+        return SyncStreamError("\(shown) at byte \(bytesSeen) of the sync answer where \(expected) was expected")
+    }
+
+    private mutating func step(_ byte: UInt8, _ emit: (Event) throws -> Void) throws {
+        switch state {
+        case .element, .value:
+            try capture(byte, emit)
+            return
+        case .key:
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                state = .afterKey
+                return
+            }
+            key.append(byte)
+            return
+        default:
+            break
+        }
+        if Self.isSpace(byte) { return }
+        switch (state, byte) {
+        case (.start, UInt8(ascii: "{")): state = .objectOpen
+        case (.start, _): throw SyncStreamError("the sync answer is not a JSON object")
+        case (.objectOpen, UInt8(ascii: "}")): state = .end
+        case (.objectOpen, UInt8(ascii: "\"")), (.beforeKey, UInt8(ascii: "\"")):
+            key.removeAll(keepingCapacity: true)
+            state = .key
+        case (.objectOpen, _), (.beforeKey, _): throw unexpected(byte, "a key")
+        case (.afterKey, UInt8(ascii: ":")):
+            section = Self.section(named: key)
+            state = .beforeValue
+        case (.afterKey, _): throw unexpected(byte, "':'")
+        case (.beforeValue, _) where section != nil:
+            guard byte == UInt8(ascii: "[") else {
+                throw SyncStreamError("\"\(String(decoding: key, as: UTF8.self))\" in the sync answer is not a list")
+            }
+            state = .arrayOpen
+        case (.beforeValue, _):
+            startCapture(byte, as: .value)
+        case (.beforeElement, UInt8(ascii: "]")), (.beforeKey, UInt8(ascii: "}")):
+            throw SyncStreamError("a trailing comma before byte \(bytesSeen) of the sync answer (not valid JSON)")
+        case (.arrayOpen, UInt8(ascii: "]")), (.afterElement, UInt8(ascii: "]")): state = .afterValue
+        case (.arrayOpen, UInt8(ascii: "{")), (.beforeElement, UInt8(ascii: "{")): startCapture(byte, as: .element)
+        case (.arrayOpen, _), (.beforeElement, _):
+            throw unexpected(byte, "an object in \"\(String(decoding: key, as: UTF8.self))\"")
+        case (.afterElement, UInt8(ascii: ",")): state = .beforeElement
+        case (.afterElement, _): throw unexpected(byte, "',' or ']'")
+        case (.afterValue, UInt8(ascii: ",")): state = .beforeKey
+        case (.afterValue, UInt8(ascii: "}")): state = .end
+        case (.afterValue, _): throw unexpected(byte, "',' or '}'")
+        case (.end, _): throw SyncStreamError("data after the end of the sync answer")
+        default: throw unexpected(byte, "JSON")
         }
     }
 
-    private mutating func endScalar(_ emit: (Event) throws -> Void) throws {
-        guard readingScalar else { return }
-        readingScalar = false
-        let text = String(decoding: scalar, as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw SyncStreamError("syncTimestamp is not a number: \(text.prefix(40))")
-        }
-        try emit(.syncTimestamp(Int64(value.rounded())))
+    private mutating func startCapture(_ byte: UInt8, as state: State) {
+        captured = [byte]
+        nesting = byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") ? 1 : 0
+        inString = byte == UInt8(ascii: "\"")
+        escaped = false
+        self.state = state
     }
 
-    private static let timestampKey = Array("syncTimestamp".utf8)
+    /// One byte of an element or a top-level value: ends it when its nesting closes (or, for a
+    /// scalar value, at the `,` or `}` after it, which is then read as the object's).
+    private mutating func capture(_ byte: UInt8, _ emit: (Event) throws -> Void) throws {
+        if inString {
+            captured.append(byte)
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+                if nesting == 0 { try endValue(emit) }  // a string value
+            }
+            return
+        }
+        if state == .value && nesting == 0 && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || Self.isSpace(byte)) {
+            try endValue(emit)
+            try step(byte, emit)
+            return
+        }
+        captured.append(byte)
+        switch byte {
+        case UInt8(ascii: "\""): inString = true
+        case UInt8(ascii: "{"), UInt8(ascii: "["): nesting += 1
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            nesting -= 1
+            guard nesting == 0 else { return }
+            if state == .element {
+                if let section { try emit(.element(section, Data(captured))) }
+                state = .afterElement
+            } else {
+                try endValue(emit)
+            }
+        default: break
+        }
+    }
+
+    /// A complete top-level value other than a section: strict JSON, and a number for `syncTimestamp`.
+    private mutating func endValue(_ emit: (Event) throws -> Void) throws {
+        state = .afterValue
+        let name = String(decoding: key, as: UTF8.self)
+        let value: JSONValue
+        do {
+            value = try JSONValue(data: Data(captured))
+        } catch {
+            throw SyncStreamError("\"\(name)\" in the sync answer is not valid JSON: \(error)")
+        }
+        guard name == "syncTimestamp" else { return }
+        guard case .number(let number) = value, number.isFinite, abs(number) < 9e15 else {
+            throw SyncStreamError("syncTimestamp is not a number: \(value.jsonString().prefix(40))")
+        }
+        sawTimestamp = true
+        try emit(.syncTimestamp(Int64(number.rounded())))
+    }
 
     private static func section(named key: [UInt8]) -> Section? {
         switch String(decoding: key, as: UTF8.self) {

@@ -4,10 +4,12 @@ import HaloContentStore
 /// The fast path for reading synced instances: the store's JSON parser, then a direct mapping.
 ///
 /// `JSONDecoder` spent most of a 100,000-instance sync in its generic machinery (and in the
-/// `try?` chain of `JSONValue`'s `Decodable`); this mapping follows the same tolerant rules as
+/// `try?` chain of `JSONValue`'s `Decodable`); this mapping follows the rules of
 /// `WireInstance.init(from:)` (missing values/tags/name → empty, fractional ms rounded, tag values
-/// stringified, a `tagType` object keeps its `id`). The sync tests compare the cache with the
-/// server item for item, which keeps the two in step.
+/// stringified, a `tagType` object keeps its `id`) with one exception: `"values": null` is
+/// refused. What is read here replaces the cached copy, so guessing "no values" would erase the
+/// instance's content from the cache; the sync fails instead, changes nothing, and is retried.
+/// The sync tests compare the cache with the server item for item, which keeps the two in step.
 extension WireInstance {
     init(syncElement text: String) throws {
         guard case .object(let object) = try JSONValue(parsing: text) else {
@@ -32,8 +34,11 @@ extension WireInstance {
         }
         let values: [String: JSONValue]
         switch object["values"] {
-        case nil, .null?: values = [:]
+        case nil: values = [:]
         case .object(let fields)?: values = fields
+        case .null?:
+            throw HaloError.invalidResponse(
+                status: 200, message: "The synced instance \(object["id"]?.stringValue ?? "?") has \"values\": null instead of an object.")
         default: throw HaloError.invalidResponse(status: 200, message: "A synced instance's \"values\" is not an object.")
         }
         self.init(
