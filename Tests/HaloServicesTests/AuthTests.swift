@@ -150,6 +150,10 @@ final class AuthTests: XCTestCase {
         XCTAssertNil(core.auth.currentUser)
         XCTAssertEqual(core.authenticationMode, .app)
         XCTAssertEqual(observer.events.withLock { $0 }, ["in:ann@example.com", "out"])
+        // Nobody is signed in any more: a second logout says so, and tells no observer.
+        let again = await core.auth.logout()
+        XCTAssertFalse(again)
+        XCTAssertEqual(observer.events.withLock { $0 }, ["in:ann@example.com", "out"])
 
         // After logout the pocket has no user: the 401 cannot be renewed.
         do {

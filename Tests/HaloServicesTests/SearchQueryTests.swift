@@ -49,6 +49,37 @@ final class SearchQueryTests: XCTestCase {
         XCTAssertNil(query.segmentWithDevice(false).body(deviceTags: [deviceTag])["segmentTags"])
     }
 
+    /// A page or limit below 1 is refused before anything is sent (here: no server listens, so a
+    /// request would be a network error).
+    func testInvalidPaginationIsRefusedBeforeSending() async throws {
+        var configuration = HaloConfiguration()
+        configuration.appCredentials = Credentials(clientId: "a", clientSecret: "b")
+        configuration.environment = .custom(unreachableURL().absoluteString)
+        configuration.dataDirectory = try temporaryDirectory("sdk-data")
+        configuration.cacheDirectory = try temporaryDirectory("sdk-cache")
+        let core = CoreManager(configuration: configuration)
+        core.numberOfRetries = 0
+        let cases: [(SearchQuery, String)] = [
+            (SearchQuery().pagination(page: 0, limit: 10), "The page of a search starts at 1; 0 was asked for."),
+            (SearchQuery().pagination(page: -2, limit: 10), "The page of a search starts at 1; -2 was asked for."),
+            (SearchQuery().pagination(page: 1, limit: -5), "A search page holds at least 1 instance; a limit of -5 was asked for."),
+        ]
+        for (query, message) in cases {
+            do {
+                _ = try await core.content.search(query: query)
+                XCTFail("sent: \(message)")
+            } catch {
+                XCTAssertEqual(error, .invalidInput(message: message))
+            }
+        }
+        // A valid page goes out (and meets no server).
+        do {
+            _ = try await core.content.search(query: SearchQuery().pagination(page: 1, limit: 10))
+        } catch {
+            guard case .network = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testPaginationShapes() {
         XCTAssertNil(SearchQuery().body()["pagination"])
         XCTAssertEqual(SearchQuery().skipPagination().body()["pagination"], ["skip": "true"])

@@ -177,6 +177,8 @@ public final class AuthManager: Sendable {
     @discardableResult
     public func logout() async -> Bool {
         guard let core = coreBox.value else { return false }
+        // As the seed's iOS SDK: `false` when nobody was signed in (what is stored is cleared anyway).
+        let signedIn = state.withLock { $0.currentUser != nil }
         var cleared = true
         do { try await keyring(core).clear() } catch {
             core.log.warning("Cannot clear the stored credentials: \(error)")
@@ -189,6 +191,7 @@ public final class AuthManager: Sendable {
             state.sessionProfile = nil
             return state.observers
         }
+        guard signedIn else { return false }
         observers.forEach { $0.userDidLogOut() }
         return cleared
     }

@@ -50,6 +50,7 @@ public final class ContentManager: Sendable {
     }
 
     private func searchResponse(query: SearchQuery, offlinePolicy: OfflinePolicy?) async throws(HaloError) -> HTTPResponse {
+        try query.checkPagination()
         let core = try core()
         let body = query.body(deviceTags: core.device?.tagList ?? [])
         return try await core.perform(

@@ -103,6 +103,14 @@ public struct SearchQuery: Hashable, Sendable {
     }
     /// Localized text fields come back as the text for this locale.
     public func locale(_ locale: HaloLocale) -> SearchQuery { with { $0.locale = locale } }
+    /// Refuses a page below 1 or a limit below 1 before anything is sent (the server would answer
+    /// 400, and offline the cache would answer something else than the server).
+    func checkPagination() throws(HaloError) {
+        guard case .page(let page, let limit) = pagination else { return }
+        if page < 1 { throw .invalidInput(message: "The page of a search starts at 1; \(page) was asked for.") }
+        if limit < 1 { throw .invalidInput(message: "A search page holds at least 1 instance; a limit of \(limit) was asked for.") }
+    }
+
     /// One explicit page (`{"page":p,"limit":l,"skip":"false"}`).
     public func pagination(page: Int, limit: Int) -> SearchQuery { with { $0.pagination = .page(page, limit: limit) } }
     /// Every result in one unpaged list (`{"skip":"true"}`).
