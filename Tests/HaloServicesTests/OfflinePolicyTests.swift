@@ -29,7 +29,7 @@ final class OfflinePolicyTests: XCTestCase {
         return try await cache.answer(
             policy: policy, key: HaloCache.modulesKey,
             load: { try await self.loadModules(from: baseURL, authorization: authorization) },
-            decode: { try Module.list(wire: JSONValue(data: $0)) })
+            decode: { data, _ in try Module.list(wire: JSONValue(data: data)) })
     }
 
     func testModulesUnderEachPolicyWithTheNetworkGone() async throws {
@@ -58,6 +58,57 @@ final class OfflinePolicyTests: XCTestCase {
         } catch HaloError.network {}
     }
 
+    /// The time-to-live decides when a kept answer is refreshed, never whether it is shown, and
+    /// every answer says where it came from.
+    func testTimeToLiveDecidesWhenToRefreshNeverWhetherToShow() async throws {
+        let core = try server.core()
+        let recorder = RecordingAddon()
+        core.registerAddon(recorder)
+        core.defaultOfflinePolicy = .loadAndStoreLocalData
+        func moduleRequests() -> Int { recorder.requests(to: "/api/generalcontent/module").count }
+
+        // Time-to-live 0 (the default): the server is asked every time.
+        let first = try await core.content.getModules()
+        XCTAssertEqual(first.source, .server)
+        let base = moduleRequests()  // the first may have met a 401 before the token came
+        _ = try await core.content.getModules()
+        XCTAssertEqual(moduleRequests(), base + 1)
+
+        // Within the time-to-live the kept answer is used, and says when it was stored.
+        core.cacheTimeToLive = 3600
+        let kept = try await core.content.getModules()
+        XCTAssertEqual(moduleRequests(), base + 1, "no request within the time-to-live")
+        guard case .cache(let storedAt?) = kept.source else { return XCTFail("\(kept.source)") }
+        XCTAssertLessThan(abs(storedAt.timeIntervalSinceNow), 60)
+        XCTAssertEqual(kept, first)
+
+        // Past it, the server is asked again and the answer is stored anew.
+        core.cacheTimeToLive = 0.05
+        try await Task.sleep(for: .milliseconds(100))
+        let refreshed = try await core.content.getModules()
+        XCTAssertEqual(refreshed.source, .server)
+        XCTAssertEqual(moduleRequests(), base + 2)
+
+        // Offline, an expired answer is still shown, with its age.
+        try await Task.sleep(for: .milliseconds(100))
+        await server.stop()
+        let offline = try await core.content.getModules()
+        guard case .cache(let offlineStoredAt?) = offline.source else { return XCTFail("\(offline.source)") }
+        XCTAssertGreaterThan(Date().timeIntervalSince(offlineStoredAt), 0.05, "expired, and shown anyway")
+        XCTAssertEqual(offline, first)
+        server = try await server.restarted()
+
+        // A search's own time-to-live overrides the core's.
+        let module = try XCTUnwrap(first.modules.first?.id)
+        let query = SearchQuery().moduleIds([module]).pagination(page: 1, limit: 5).cacheTimeToLive(3600)
+        func searches() -> Int { recorder.requests(to: "/api/generalcontent/instance/search").count }
+        let fresh = try await core.content.search(query: query)
+        XCTAssertEqual(fresh.source, .server)
+        let again = try await core.content.search(query: query)
+        XCTAssertTrue(again.source.isFromCache)
+        XCTAssertEqual(searches(), 1)
+    }
+
     func testServerRefusalIsNotHiddenByTheCache() async throws {
         let cache = try temporaryCache()
         _ = try await modules(cache, .loadAndStoreLocalData, baseURL: server.baseURL)
@@ -65,7 +116,7 @@ final class OfflinePolicyTests: XCTestCase {
             _ = try await cache.answer(
                 policy: .loadAndStoreLocalData, key: HaloCache.modulesKey,
                 load: { try await self.loadModules(from: self.server.baseURL, authorization: "Bearer revoked") },
-                decode: { try Module.list(wire: JSONValue(data: $0)) })
+                decode: { data, _ in try Module.list(wire: JSONValue(data: data)) })
             XCTFail("a 401 must reach the caller")
         } catch HaloError.server(let status, _, _) {
             XCTAssertEqual(status, 401)
@@ -90,7 +141,7 @@ final class OfflinePolicyTests: XCTestCase {
                     let body = try await OfflineTestServer.send(request)
                     return (try PaginatedContentInstances(wire: JSONValue(data: body)), body)
                 },
-                decode: { try PaginatedContentInstances(wire: JSONValue(data: $0)) },
+                decode: { data, _ in try PaginatedContentInstances(wire: JSONValue(data: data)) },
                 local: { try cache.searchLocally(query) })
         }
         let online = try await search(server.baseURL)

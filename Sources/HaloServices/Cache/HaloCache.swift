@@ -107,6 +107,21 @@ public final class HaloCache: Sendable {
 
     /// The answer stored under `key`, if any.
     public func storedResponse(forKey key: String) throws -> Data? {
-        try read { db in try Data.fetchOne(db, sql: "SELECT body FROM cache_response WHERE key = ?", arguments: [key]) }
+        try storedAnswer(forKey: key)?.body
+    }
+
+    /// An answer kept for offline use, with when it was stored.
+    public struct StoredAnswer: Sendable, Equatable {
+        public let body: Data
+        public let storedAt: Date
+    }
+
+    /// The answer stored under `key` and its time, if any.
+    public func storedAnswer(forKey key: String) throws -> StoredAnswer? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT body, storedAt FROM cache_response WHERE key = ?", arguments: [key]).map { row in
+                StoredAnswer(body: row["body"], storedAt: HaloTimestamp.date(fromMilliseconds: Double(row["storedAt"] as Int64)))
+            }
+        }
     }
 }

@@ -48,14 +48,18 @@ extension CoreManager {
         let policy = call.offlinePolicy ?? defaultOfflinePolicy
         if policy == .none { return try await perform(call) }
         let cache = try offlineCache()
-        let fromCache = { (body: Data) in HTTPResponse(statusCode: 200, headers: ["x-halo-offline": "cache"], body: body) }
+        let fromCache = { (body: Data, storedAt: Date?) in
+            var headers = [AnswerSource.cacheHeader: "cache"]
+            if let storedAt { headers[AnswerSource.storedAtHeader] = String(HaloTimestamp.milliseconds(from: storedAt)) }
+            return HTTPResponse(statusCode: 200, headers: headers, body: body)
+        }
         do {
             return try await cache.answer(
-                policy: policy, key: cacheKey,
+                policy: policy, key: cacheKey, timeToLive: call.cacheTimeToLive ?? cacheTimeToLive,
                 load: {
                     let response = try await self.perform(call); return (response, response.body)
                 },
-                decode: fromCache, local: { try local().map(fromCache) })
+                decode: fromCache, local: { try local().map { fromCache($0, nil) } })
         } catch let error as HaloError { throw error } catch { throw .cache(message: "\(error)") }
     }
 

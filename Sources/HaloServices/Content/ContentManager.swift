@@ -32,7 +32,7 @@ public final class ContentManager: Sendable {
                 .get, "api/generalcontent/module", query: query,
                 headers: ["to-cache": "0"], offlinePolicy: offlinePolicy),
             cacheKey: HaloCache.modulesKey)
-        return try Self.decode(PaginatedModules.self, response)
+        return try Self.decodeSourced(PaginatedModules.self, response)
     }
 
     // The seed's completion-handler form is on the core manager (`Manager.core.getModules`).
@@ -41,7 +41,7 @@ public final class ContentManager: Sendable {
 
     /// Searches instances (§11). Device tags are added when the query segments with the device.
     public func search(query: SearchQuery, offlinePolicy: OfflinePolicy? = nil) async throws(HaloError) -> PaginatedContentInstances {
-        try Self.decode(PaginatedContentInstances.self, try await searchResponse(query: query, offlinePolicy: offlinePolicy))
+        try Self.decodeSourced(PaginatedContentInstances.self, try await searchResponse(query: query, offlinePolicy: offlinePolicy))
     }
 
     /// Searches and returns the raw response body (the seed's `searchAsData`).
@@ -56,7 +56,8 @@ public final class ContentManager: Sendable {
         return try await core.perform(
             APIRequest(
                 .post, "api/generalcontent/instance/search", body: .json(body),
-                headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy),
+                headers: ["to-cache": String(query.serverCacheSeconds)], offlinePolicy: offlinePolicy,
+                cacheTimeToLive: query.cacheTimeToLive),
             cacheKey: "search-" + query.cacheKey(deviceTags: core.device?.tagList ?? []),
             local: { try core.localSearchBody(body) })
     }
@@ -180,6 +181,15 @@ public final class ContentManager: Sendable {
                 handler(query.moduleKey, error)
             }
         }
+    }
+
+    /// `decode`, noting whether the answer came from the server or the offline cache.
+    private static func decodeSourced<T: HaloWireDecodable & SourcedAnswer>(_ type: T.Type, _ response: HTTPResponse) throws(HaloError)
+        -> T
+    {
+        var value = try decode(type, response)
+        value.source = AnswerSource(response)
+        return value
     }
 
     private static func decode<T: HaloWireDecodable>(_ type: T.Type, _ response: HTTPResponse) throws(HaloError) -> T {

@@ -27,6 +27,7 @@ public final class CoreManager: Sendable {
         var configuration: HaloConfiguration
         var authenticationMode: AuthenticationMode = .app
         var defaultOfflinePolicy: OfflinePolicy = .none
+        var cacheTimeToLive: TimeInterval = 0
         var numberOfRetries = 0
         var retryBaseDelay: TimeInterval = 0.5
         var timeoutIntervalForRequest: TimeInterval = 60
@@ -128,10 +129,20 @@ public final class CoreManager: Sendable {
         set { state.withLock { $0.authenticationMode = newValue } }
     }
 
-    /// Default offline policy of requests. The cache behind it is not built yet: only `.none` acts.
+    /// Default offline policy of requests (the seed's default, `.none`, always asks the server).
     public var defaultOfflinePolicy: OfflinePolicy {
         get { state.withLock { $0.defaultOfflinePolicy } }
         set { state.withLock { $0.defaultOfflinePolicy = newValue } }
+    }
+
+    /// How old an answer kept offline may be and still be used without asking the server, under
+    /// `.loadAndStoreLocalData` (per call: `APIRequest.cacheTimeToLive`, `SearchQuery.cacheTimeToLive`).
+    /// 0, the default, asks the server every time it can be reached, as the seed's SDKs did. It
+    /// decides when to refresh, never whether to show: offline, answers of any age are used, and
+    /// say how old they are (`AnswerSource`).
+    public var cacheTimeToLive: TimeInterval {
+        get { state.withLock { $0.cacheTimeToLive } }
+        set { state.withLock { $0.cacheTimeToLive = max(0, newValue) } }
     }
 
     /// Retries after network errors and 5xx responses (exponential backoff), per request overridable.

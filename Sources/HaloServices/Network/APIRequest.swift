@@ -28,12 +28,17 @@ public struct APIRequest: Sendable {
     /// Override `CoreManager.timeoutIntervalForRequest` / `timeoutIntervalForResource` for this call.
     public var timeoutIntervalForRequest: TimeInterval?
     public var timeoutIntervalForResource: TimeInterval?
+    /// Override `CoreManager.cacheTimeToLive` for this call: how old a kept answer may be and
+    /// still be used without asking the server (under `.loadAndStoreLocalData`).
+    public var cacheTimeToLive: TimeInterval?
 
     public init(
         _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Body = .none,
         headers: [String: String] = [:], authenticationMode: AuthenticationMode? = nil,
-        reauthenticateOn401: Bool = true, numberOfRetries: Int? = nil, offlinePolicy: OfflinePolicy? = nil
+        reauthenticateOn401: Bool = true, numberOfRetries: Int? = nil, offlinePolicy: OfflinePolicy? = nil,
+        cacheTimeToLive: TimeInterval? = nil
     ) {
+        self.cacheTimeToLive = cacheTimeToLive
         self.method = method
         self.path = path
         self.query = query

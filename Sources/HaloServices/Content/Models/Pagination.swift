@@ -38,9 +38,17 @@ public struct PaginationInfo: Hashable, Sendable, HaloWireDecodable, HaloWireEnc
 }
 
 /// A page of modules; reads the plain array and the paginated object alike (§9.1).
-public struct PaginatedModules: Hashable, Sendable, HaloWireDecodable {
+public struct PaginatedModules: Hashable, Sendable, HaloWireDecodable, SourcedAnswer {
     public var paginationInfo: PaginationInfo
     public var modules: [Module]
+    /// Where this answer came from (not part of equality).
+    public var source: AnswerSource = .server
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.paginationInfo == rhs.paginationInfo && lhs.modules == rhs.modules }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(paginationInfo)
+        hasher.combine(modules)
+    }
 
     public init(paginationInfo: PaginationInfo, modules: [Module]) {
         self.paginationInfo = paginationInfo
@@ -55,9 +63,19 @@ public struct PaginatedModules: Hashable, Sendable, HaloWireDecodable {
 
 /// A page of content instances; reads the plain array (skip pagination) and the paginated
 /// object alike, as iOS did (§11.4).
-public struct PaginatedContentInstances: Hashable, Sendable, HaloWireDecodable {
+public struct PaginatedContentInstances: Hashable, Sendable, HaloWireDecodable, SourcedAnswer {
     public var paginationInfo: PaginationInfo
     public var instances: [ContentInstance]
+    /// Where this answer came from (not part of equality).
+    public var source: AnswerSource = .server
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.paginationInfo == rhs.paginationInfo && lhs.instances == rhs.instances
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(paginationInfo)
+        hasher.combine(instances)
+    }
 
     public init(paginationInfo: PaginationInfo, instances: [ContentInstance]) {
         self.paginationInfo = paginationInfo

@@ -59,6 +59,9 @@ public struct SearchQuery: Hashable, Sendable {
     public private(set) var pagination: Pagination?
     /// Seconds the server may cache the answer (`to-cache` header); 0 = do not cache.
     public private(set) var serverCacheSeconds = 0
+    /// How old a kept answer of this search may be and still be used without asking the server
+    /// (nil: `CoreManager.cacheTimeToLive`). Not part of the request.
+    public private(set) var cacheTimeToLive: TimeInterval?
 
     /// An empty query: every instance the credentials may see, paginated by the server.
     public init() {}
@@ -117,6 +120,8 @@ public struct SearchQuery: Hashable, Sendable {
     public func skipPagination() -> SearchQuery { with { $0.pagination = .skip } }
     /// Lets the server cache the answer for `seconds` (the `to-cache` header).
     public func serverCache(seconds: Int) -> SearchQuery { with { $0.serverCacheSeconds = seconds } }
+    /// Ours: the offline cache's time-to-live for this search (see `CoreManager.cacheTimeToLive`).
+    public func cacheTimeToLive(_ seconds: TimeInterval) -> SearchQuery { with { $0.cacheTimeToLive = max(0, seconds) } }
 
     private func with(_ change: (inout SearchQuery) -> Void) -> SearchQuery {
         var copy = self
