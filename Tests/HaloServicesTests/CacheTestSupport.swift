@@ -25,6 +25,13 @@ final class OfflineTestServer: @unchecked Sendable {
         return OfflineTestServer(directory: directory, server: server, client: client)
     }
 
+    /// A server on an existing data directory (e.g. a database made by an earlier release), whose
+    /// app client is `client`.
+    static func start(directory: URL, client: ClientCredentials) async throws -> OfflineTestServer {
+        let server = try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: directory, logRequests: false))
+        return OfflineTestServer(directory: directory, server: server, client: client)
+    }
+
     /// The same server back after `stop()`: same data directory, port and client.
     func restarted() async throws -> OfflineTestServer {
         let configuration = HaloServerConfiguration(port: server.port, dataDirectory: directory, logRequests: false)

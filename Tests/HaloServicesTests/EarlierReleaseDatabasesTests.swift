@@ -1,0 +1,99 @@
+import Foundation
+import HaloServer
+import XCTest
+
+@testable import HaloServices
+
+/// Databases made by the release before the storage changes (commit 2fd2e5d, see
+/// `Tests/Fixtures/databases/README.md`) open with today's code and keep all their data: a local
+/// workspace (server database) and an offline cache with pending edits, which still reach the
+/// server.
+final class EarlierReleaseDatabasesTests: XCTestCase {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/databases")
+    static let client = ClientCredentials(clientId: "J1UHh7bdHXtZoj6fS99LlWWi", clientSecret: "KDdF6gkFKgLYQXQcgyWBOyQs8ohtbVAHENC5O4ju")
+    static let products = "6b05056e93bdb32122a85513"
+
+    /// Decompresses fixture `name` to `destination`.
+    static func unpack(_ name: String, to destination: URL) throws {
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-dc", folder.appendingPathComponent(name).path]
+        XCTAssertTrue(FileManager.default.createFile(atPath: destination.path, contents: nil))
+        let output = try FileHandle(forWritingTo: destination)
+        gzip.standardOutput = output
+        try gzip.run()
+        gzip.waitUntilExit()
+        try output.close()
+        XCTAssertEqual(gzip.terminationStatus, 0, "gzip -dc \(name)")
+    }
+
+    /// A server on the earlier release's workspace database (a copy).
+    func startWorkspaceServer() async throws -> OfflineTestServer {
+        let directory = try temporaryDirectory("earlier-workspace")
+        try Self.unpack("local-workspace-2fd2e5d.sqlite.gz", to: directory.appendingPathComponent("halo.sqlite"))
+        return try await OfflineTestServer.start(directory: directory, client: Self.client)
+    }
+
+    func testALocalWorkspaceOfTheEarlierReleaseOpensWithAllItsData() async throws {
+        let server = try await startWorkspaceServer()
+        defer { Task { await server.stop() } }
+
+        // Content: every instance of the five demo modules.
+        let counts = try await server.admin.instanceCounts()
+        XCTAssertEqual(counts.values.reduce(0, +), 360)
+        XCTAssertEqual(counts.count, 5)
+        let found = try await server.call(
+            "POST", "api/generalcontent/instance/search",
+            ["moduleIds": [.string(Self.products)], "searchValues": ["operation": "like", "property": "title", "value": "orchid"]])
+        XCTAssertGreaterThan(found["pagination"]?["totalItems"]?.doubleValue ?? 0, 0, "search (and its trigram index) works")
+
+        // Accounts: the stored app client and both users still sign in; the reader's pocket is there.
+        let core = try server.core()
+        let login = try await core.auth.login(
+            authProfile: AuthProfile(email: "reader@example.com", password: "reader-password-1"), stayLoggedIn: false)
+        XCTAssertEqual(login.userProfile.email, "reader@example.com")
+        let pocket = try await core.auth.getPocket()
+        XCTAssertEqual(pocket.data, ["theme": "dark", "favourites": 3])
+        XCTAssertEqual(pocket.references["saved"], ["a1", "b2"])
+        let editorGrant = try await OfflineTestServer.send(
+            HTTPRequest(
+                method: .post, url: server.baseURL.appendingPathComponent("api/oauth/token"),
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Data("grant_type=password&username=editor%40halo.local&password=oiJZyC75I7tVYogN".utf8)))
+        XCTAssertNotNil(try JSONValue(data: editorGrant)["access_token"]?.stringValue)
+    }
+
+    func testAnOfflineCacheOfTheEarlierReleaseKeepsItsPendingEditsAndSendsThem() async throws {
+        let server = try await startWorkspaceServer()
+        defer { Task { await server.stop() } }
+        // Edits go out as the workspace's editor, as the app sends them.
+        var configuration = try server.sdkConfiguration()
+        configuration.userCredentials = Credentials(username: "editor@halo.local", password: "oiJZyC75I7tVYogN")
+        let core = CoreManager(configuration: configuration)
+        core.numberOfRetries = 0
+        core.authenticationMode = .user
+        // The cache file of this server, where the SDK looks for it.
+        try Self.unpack(
+            "offline-cache-2fd2e5d.sqlite.gz", to: CacheLocation.file(for: server.baseURL, in: core.configuration.cacheDirectory))
+
+        let outbox = try core.content.outbox()
+        let waiting = try outbox.pending()
+        XCTAssertEqual(waiting.map(\.kind), [.update, .delete, .create])
+        XCTAssertEqual(
+            try core.offlineCache().searchLocally(body: ["moduleIds": [.string(Self.products)], "pagination": ["skip": true]])
+                .instances.count,
+            150 + 1 - 1, "the synced copy with the edits applied locally (one created, one deleted)")
+
+        let report = try await outbox.flush()
+        XCTAssertEqual(report.sent.count, 3, "conflicts \(report.conflicts.map(\.state)) failed \(report.failed.map(\.state))")
+        XCTAssertEqual(try outbox.entries(), [])
+        let onServer = try await server.instances(moduleIds: [Self.products])
+        let names = Set(onServer.compactMap { $0["name"]?.stringValue })
+        XCTAssertTrue(names.contains("Renamed offline"))
+        XCTAssertTrue(names.contains("Created offline"))
+        XCTAssertFalse(onServer.contains { $0["id"]?.stringValue == "871d5eace98183d474e4da5c" }, "the deletion arrived")
+        XCTAssertEqual(onServer.count, 150)
+    }
+}
