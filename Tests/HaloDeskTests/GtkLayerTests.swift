@@ -86,8 +86,15 @@ final class GtkLayerTests: XCTestCase {
             let window: Window = try builder.object("main_window")
             XCTAssertEqual(window.title, "HaloDesk")
             XCTAssertThrowsError(try builder.object("no_such_object", as: Widget.self)) { error in
-                XCTAssertTrue("\(error)".contains("no_such_object"))
+                XCTAssertEqual("\(error)", "main-window.ui: no object with id 'no_such_object'")
             }
+            // A wrong type is refused, naming the file, the id and both types.
+            XCTAssertThrowsError(try builder.object("main_window", as: Button.self)) { error in
+                XCTAssertEqual(
+                    "\(error)", "main-window.ui: 'main_window' is a AdwApplicationWindow, but the code reads it as Button (GtkButton)")
+            }
+            // Subclasses and interfaces pass: a window is a widget.
+            XCTAssertNoThrow(try builder.object("main_window", as: Widget.self))
             XCTAssertThrowsError(try Builder(ui: "no-such-layout")) { error in
                 XCTAssertTrue("\(error)".contains("no-such-layout.ui"), "\(error)")
             }

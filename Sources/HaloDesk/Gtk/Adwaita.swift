@@ -5,6 +5,8 @@ import CGtk
 /// (built from a `.ui` file, e.g. the workspace's).
 @MainActor
 final class Leaflet: Widget {
+    override class var gType: GType { adw_leaflet_get_type() }
+
     private var leaflet: OpaquePointer { halo_adw_leaflet(raw) }
 
     var isFolded: Bool { adw_leaflet_get_folded(leaflet) != 0 }
@@ -15,6 +17,8 @@ final class Leaflet: Widget {
 /// `AdwMessageDialog` asking to confirm something; `onResponse` gets the chosen response id.
 @MainActor
 final class ConfirmationDialog: Window {
+    override class var gType: GType { adw_message_dialog_get_type() }
+
     static let cancel = "cancel"
 
     /// Builds (not shows) a dialog transient for the window `parent` belongs to.

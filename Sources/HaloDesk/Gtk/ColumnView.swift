@@ -5,6 +5,8 @@ import CGtk
 /// (column key, ascending) for a server-side sort.
 @MainActor
 final class ColumnView: Widget {
+    override class var gType: GType { gtk_column_view_get_type() }
+
     /// The GtkMultiSelection wrapped around the row-position model.
     let selection: GObjectRef
     private var columns: [(column: GObjectRef, key: String)] = []

@@ -4,6 +4,8 @@ import CGtk
 /// A GtkStack: named pages, one visible at a time.
 @MainActor
 final class Stack: Widget {
+    override class var gType: GType { gtk_stack_get_type() }
+
     func addPage(_ child: Widget, named name: String) {
         gtk_stack_add_named(halo_stack(raw), child.widget, name)
     }
@@ -26,6 +28,8 @@ final class Stack: Widget {
 /// A GtkSwitch.
 @MainActor
 final class Switch: Widget {
+    override class var gType: GType { gtk_switch_get_type() }
+
     var isOn: Bool {
         get { gtk_switch_get_active(halo_switch(raw)) != 0 }
         set { gtk_switch_set_active(halo_switch(raw), newValue ? 1 : 0) }
@@ -35,6 +39,8 @@ final class Switch: Widget {
 /// A GtkSpinner.
 @MainActor
 final class Spinner: Widget {
+    override class var gType: GType { gtk_spinner_get_type() }
+
     var isSpinning: Bool {
         get { gtk_spinner_get_spinning(halo_spinner(raw)) != 0 }
         set { gtk_spinner_set_spinning(halo_spinner(raw), newValue ? 1 : 0) }
@@ -44,6 +50,8 @@ final class Spinner: Widget {
 /// An AdwComboRow over a string list.
 @MainActor
 final class ComboRow: Widget {
+    override class var gType: GType { adw_combo_row_get_type() }
+
     var selectedIndex: Int {
         get { Int(adw_combo_row_get_selected(raw.assumingMemoryBound(to: AdwComboRow.self))) }
         set { adw_combo_row_set_selected(raw.assumingMemoryBound(to: AdwComboRow.self), guint(newValue)) }
@@ -58,6 +66,8 @@ final class ComboRow: Widget {
 /// An AdwStatusPage (icon, title, description).
 @MainActor
 final class StatusPage: Widget {
+    override class var gType: GType { adw_status_page_get_type() }
+
     var title: String {
         get { swiftString(adw_status_page_get_title(OpaquePointer(raw))) ?? "" }
         set { adw_status_page_set_title(OpaquePointer(raw), newValue) }
@@ -72,6 +82,8 @@ final class StatusPage: Widget {
 /// An AdwWindowTitle (header bar title and subtitle).
 @MainActor
 final class WindowTitle: Widget {
+    override class var gType: GType { adw_window_title_get_type() }
+
     var title: String {
         get { swiftString(adw_window_title_get_title(OpaquePointer(raw))) ?? "" }
         set { adw_window_title_set_title(OpaquePointer(raw), newValue) }

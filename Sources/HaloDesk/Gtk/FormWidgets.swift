@@ -4,6 +4,8 @@ import CGtk
 
 @MainActor
 final class Box: Widget {
+    override class var gType: GType { gtk_box_get_type() }
+
     convenience init(vertical: Bool, spacing: Int = 0) {
         self.init(
             sinking: UnsafeMutableRawPointer(gtk_box_new(vertical ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL, gint(spacing))))
@@ -50,6 +52,8 @@ extension Label {
 
 @MainActor
 final class ScrolledWindow: Widget {
+    override class var gType: GType { gtk_scrolled_window_get_type() }
+
     convenience init(child: Widget, horizontalScrolling: Bool = false) {
         self.init(sinking: UnsafeMutableRawPointer(gtk_scrolled_window_new()))
         gtk_scrolled_window_set_policy(
@@ -82,6 +86,8 @@ extension Switch {
 /// A multi-line text editor (GtkTextView in a frame-like card).
 @MainActor
 final class TextView: Widget {
+    override class var gType: GType { gtk_text_view_get_type() }
+
     convenience init(accessibleLabel: String, monospace: Bool = false) {
         self.init(sinking: UnsafeMutableRawPointer(gtk_text_view_new()))
         let view = raw.assumingMemoryBound(to: GtkTextView.self)
@@ -115,6 +121,8 @@ final class TextView: Widget {
 /// A GtkDropDown over fixed strings (the widget comes from a `.ui` file).
 @MainActor
 final class DropDown: Widget {
+    override class var gType: GType { gtk_drop_down_get_type() }
+
     private(set) var items: [String] = []
 
     func setItems(_ strings: [String]) {

@@ -33,6 +33,20 @@ class GObjectRef {
 
     var object: UnsafeMutablePointer<GObject> { halo_object(raw) }
 
+    /// The GType this wrapper's methods assume (each wrapper overrides it): `Builder.object`
+    /// checks it, so a wrong type in a `.ui` file is an error naming it, not undefined behaviour.
+    class var gType: GType { g_object_get_type() }
+
+    /// Whether `raw` is an instance of `type` (or implements it, for an interface).
+    static func instance(_ raw: UnsafeMutableRawPointer, isA type: GType) -> Bool {
+        g_type_check_instance_is_a(raw.assumingMemoryBound(to: GTypeInstance.self), type) != 0
+    }
+
+    /// The GType name of the object `raw` points to (e.g. `GtkButton`).
+    static func typeName(of raw: UnsafeMutableRawPointer) -> String {
+        swiftString(g_type_name(raw.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class.pointee.g_type)) ?? "?"
+    }
+
     /// Sets a boolean or string GObject property by name (g_object_set is variadic in C).
     func setProperty(_ name: String, _ value: Bool) { halo_object_set_bool(raw, name, value ? 1 : 0) }
     func setProperty(_ name: String, _ value: String) { halo_object_set_string(raw, name, value) }

@@ -3,6 +3,8 @@ import CGtk
 /// A GtkWidget. Subclasses add what their widget type offers; all of them are main-actor only.
 @MainActor
 class Widget: GObjectRef {
+    override class var gType: GType { gtk_widget_get_type() }
+
     var widget: UnsafeMutablePointer<GtkWidget> { halo_widget(raw) }
 
     var isVisible: Bool {
@@ -42,6 +44,8 @@ class Widget: GObjectRef {
 
 @MainActor
 final class Label: Widget {
+    override class var gType: GType { gtk_label_get_type() }
+
     convenience init(_ text: String = "") {
         self.init(sinking: UnsafeMutableRawPointer(gtk_label_new(text)))
     }
@@ -54,6 +58,8 @@ final class Label: Widget {
 
 @MainActor
 final class Button: Widget {
+    override class var gType: GType { gtk_button_get_type() }
+
     convenience init(label: String) {
         self.init(sinking: UnsafeMutableRawPointer(gtk_button_new_with_label(label)))
     }
@@ -72,6 +78,8 @@ final class Button: Widget {
 /// Any widget implementing GtkEditable (GtkEntry, GtkPasswordEntry, GtkSearchEntry, AdwEntryRow…).
 @MainActor
 final class Editable: Widget {
+    override class var gType: GType { gtk_editable_get_type() }
+
     var text: String {
         get { swiftString(gtk_editable_get_text(halo_editable(raw))) ?? "" }
         set { gtk_editable_set_text(halo_editable(raw), newValue) }
@@ -85,6 +93,8 @@ final class Editable: Widget {
 
 @MainActor
 class Window: Widget {
+    override class var gType: GType { gtk_window_get_type() }
+
     var window: UnsafeMutablePointer<GtkWindow> { halo_window(raw) }
 
     var title: String {
