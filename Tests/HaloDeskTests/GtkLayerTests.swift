@@ -15,8 +15,8 @@ final class GtkLayerTests: XCTestCase {
             let button = Button(label: "Press")
             let clicks = Counter()
             button.onClicked { clicks.value += 1 }
-            button.emit("clicked")
-            button.emit("clicked")
+            button.click()
+            button.click()
             XCTAssertEqual(clicks.value, 2)
         }
     }
@@ -34,7 +34,7 @@ final class GtkLayerTests: XCTestCase {
             XCTAssertNotNil(weakCanary, "the connected closure keeps what it captured alive")
             connection.disconnect()
             XCTAssertNil(weakCanary, "disconnecting must release the closure box")
-            button.emit("clicked")  // no handler left: must not crash
+            button.click()  // no handler left: must not crash
         }
     }
 

@@ -43,14 +43,14 @@ final class PendingEditsWindowTests: XCTestCase {
                 XCTAssertTrue(harness.pump { view.editor.instance?.id == instance.id })
                 view.editor.nameEntry.text = name
                 let before = view.completedOperations
-                view.saveButton.emit("clicked")
+                view.saveButton.click()
                 harness.waitForOperation(after: before)
             }
             XCTAssertTrue(view.pendingButton.isVisible)
             XCTAssertEqual(view.pendingButton.label, "3 edits pending")
 
             // The window lists them; offline, Send Now is disabled and says why.
-            view.pendingButton.emit("clicked")
+            view.pendingButton.click()
             let window = try XCTUnwrap(view.pendingEditsWindow)
             XCTAssertTrue(harness.pump { window.window.isMapped })
             XCTAssertEqual(window.listed.map(\.row.name), ["Mine: first", "Mine: second", "Mine: third"])
@@ -98,7 +98,7 @@ final class PendingEditsWindowTests: XCTestCase {
                 harness.window, to: GUITestEnvironment.artifactsDirectory.appendingPathComponent("workspace-pending-button.png").path)
 
             // Keep Mine on the first: my version is sent on top of theirs.
-            try XCTUnwrap(firstControls.keepMine).emit("clicked")
+            try XCTUnwrap(firstControls.keepMine).click()
             XCTAssertTrue(
                 harness.pump(timeout: 30) {
                     view.connection.outbox == OutboxCounts(conflicts: 1, failed: 1) && !view.isSendingPendingEdits
@@ -106,16 +106,16 @@ final class PendingEditsWindowTests: XCTestCase {
                 view.pendingButton.label)
             // Take Theirs on the second: my edit is dropped, the server's copy stays.
             let secondControls = try XCTUnwrap(window.listed.first { $0.row.entry.instance.id == second.id })
-            try XCTUnwrap(secondControls.takeTheirs).emit("clicked")
+            try XCTUnwrap(secondControls.takeTheirs).click()
             XCTAssertTrue(harness.pump { view.connection.outbox == OutboxCounts(failed: 1) }, view.pendingButton.label)
 
             // Retry the refused edit: sent again, refused again (the instance is gone), still listed.
-            try XCTUnwrap(window.listed.first?.retry).emit("clicked")
+            try XCTUnwrap(window.listed.first?.retry).click()
             XCTAssertTrue(harness.pump { harness.toasts.last == "1 refused by the server." }, "\(harness.toasts)")
             XCTAssertTrue(harness.pump { view.connection.outbox == OutboxCounts(failed: 1) && window.listed.first?.discard != nil })
 
             // Discard it: it asks first.
-            try XCTUnwrap(window.listed.first?.discard).emit("clicked")
+            try XCTUnwrap(window.listed.first?.discard).click()
             let dialog = try XCTUnwrap(window.pendingDialog, "discarding asks first")
             dialog.respond("discard")
             XCTAssertTrue(harness.pump { view.connection.outbox.total == 0 && window.listed.isEmpty })

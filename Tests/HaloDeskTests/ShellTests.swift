@@ -45,7 +45,7 @@ final class ShellTests: XCTestCase {
 
             // Open the local workspace: the server starts in-process and is seeded.
             let welcome = try XCTUnwrap(shell.welcomePage)
-            welcome.openLocalButton.emit("clicked")
+            welcome.openLocalButton.click()
             XCTAssertTrue(
                 MainLoopBridge.iterate(until: { window.stack.visiblePage == "sign-in" }, timeout: 60),
                 "sign-in page never appeared (page: \(window.stack.visiblePage ?? "none"))")
@@ -60,19 +60,19 @@ final class ShellTests: XCTestCase {
             let rightPassword = signIn.passwordRow.text
             XCTAssertFalse(rightPassword.isEmpty, "the demo editor password is prefilled from the keyring")
             signIn.passwordRow.text = "not-the-password"
-            signIn.signInButton.emit("clicked")
+            signIn.signInButton.click()
             XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.errorLabel.isVisible }, timeout: 30))
             XCTAssertEqual(signIn.errorLabel.text, "Wrong email or password.")
             XCTAssertEqual(window.stack.visiblePage, "sign-in")
 
             // Google/Facebook say plainly that they are not available yet.
-            signIn.googleButton.emit("clicked")
+            signIn.googleButton.click()
             XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.errorLabel.text.contains("Google") }, timeout: 10))
             XCTAssertTrue(signIn.errorLabel.text.contains("not available yet"), signIn.errorLabel.text)
 
             // The right password signs in as the demo editor.
             signIn.passwordRow.text = rightPassword
-            signIn.signInButton.emit("clicked")
+            signIn.signInButton.click()
             XCTAssertTrue(
                 MainLoopBridge.iterate(until: { window.stack.visiblePage == "workspace" }, timeout: 30),
                 "not signed in: \(signIn.errorLabel.text)")

@@ -43,7 +43,7 @@ final class WorkspaceConnectionTests: XCTestCase {
             try WorkspaceHarness.wait { await server.stop() }
             view.editor.nameEntry.text = "Renamed while offline"
             let before = view.completedOperations
-            view.saveButton.emit("clicked")
+            view.saveButton.click()
             harness.waitForOperation(after: before)
             // (A page of rows loading at the same time may fail and toast too, in either order.)
             XCTAssertTrue(

@@ -64,7 +64,7 @@ final class WorkspaceTests: XCTestCase {
             price.text = "cheap"
             XCTAssertTrue(view.saveButton.isSensitive)
             let before = view.completedOperations
-            view.saveButton.emit("clicked")
+            view.saveButton.click()
             XCTAssertEqual(harness.toasts.last, "“price” must be a number, not “cheap”.")
             XCTAssertEqual(view.completedOperations, before)
 
@@ -73,7 +73,7 @@ final class WorkspaceTests: XCTestCase {
             inStock.isOn = !inStock.isOn
             releaseDate.text = "2027-03-04 10:30"
             view.editor.nameEntry.text = "Renamed by the workspace test"
-            view.saveButton.emit("clicked")
+            view.saveButton.click()
             harness.waitForOperation(after: before)
             XCTAssertEqual(harness.toasts.last, "Saved “Renamed by the workspace test”.")
             let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.id == opened.id })
@@ -113,11 +113,11 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertFalse(try harness.serverInstances(module: "Authors").contains { $0.name == "Edited but not saved" })
 
             // Delete asks; Cancel keeps it, Delete removes it on the server.
-            view.deleteButton.emit("clicked")
+            view.deleteButton.click()
             try XCTUnwrap(view.pendingDialog).respond(ConfirmationDialog.cancel)
             XCTAssertTrue(try harness.serverInstances(module: "Authors").contains { $0.id == second.id })
             let before = view.completedOperations
-            view.deleteButton.emit("clicked")
+            view.deleteButton.click()
             try XCTUnwrap(view.pendingDialog).respond("delete")
             harness.waitForOperation(after: before)
             XCTAssertEqual(harness.toasts.last, "Deleted “\(second.name)”.")
@@ -141,7 +141,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(Set(accelerators.map(\.action)), ["win.find", "win.new-instance", "win.save", "win.delete", "win.refresh"])
             g_action_group_activate_action(OpaquePointer(actions.raw), "new-instance", nil)
             XCTAssertTrue(view.editor.isNew)
-            view.saveButton.emit("clicked")
+            view.saveButton.click()
             XCTAssertEqual(harness.toasts.last, "An instance needs a name.")
             // Delete while typing edits the text; it does not ask to delete the instance.
             view.editor.nameEntry.text = "XKatherine Johnson"
@@ -152,12 +152,12 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(view.editor.nameEntry.text, "Katherine Johnson")
             guard case .entry(let photo)? = view.editor.input(named: "photo") else { return XCTFail("photo should be an entry") }
             photo.text = "not a url"
-            view.saveButton.emit("clicked")
+            view.saveButton.click()
             XCTAssertEqual(harness.toasts.last, "“photo” must be an http(s) image address.")
             let cloudinary = "https://res.cloudinary.com/demo/image/upload/v1/kj.jpg"
             photo.text = cloudinary
             let before = view.completedOperations
-            view.saveButton.emit("clicked")
+            view.saveButton.click()
             harness.waitForOperation(after: before)
             XCTAssertEqual(harness.toasts.last, "Created “Katherine Johnson”.")
             let created = try XCTUnwrap(harness.serverInstances(module: "Authors").first { $0.name == "Katherine Johnson" })
@@ -190,12 +190,12 @@ final class WorkspaceTests: XCTestCase {
             let priceIndex = try XCTUnwrap(view.bulk.fields.firstIndex { $0.name == "price" })
             view.bulk.fieldChooser.selectedIndex = priceIndex
             view.bulk.valueEntry.text = "not a number"
-            view.bulk.applyButton.emit("clicked")
+            view.bulk.applyButton.click()
             XCTAssertEqual(view.bulk.report.text, "“price” must be a number, not “not a number”.")
 
             view.bulk.valueEntry.text = "9.99"
             var before = view.completedOperations
-            view.bulk.applyButton.emit("clicked")
+            view.bulk.applyButton.click()
             harness.waitForOperation(after: before)
             let report = view.bulk.report.text
             XCTAssertTrue(report.hasPrefix("3 of 4 updated."), report)
@@ -212,7 +212,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(harness.pump { view.pager.instance(at: 3) != nil })
             let toDelete = (0..<3).compactMap { view.pager.instance(at: $0) }
             view.table.columnView.select([0, 1, 2])
-            view.deleteButton.emit("clicked")
+            view.deleteButton.click()
             before = view.completedOperations
             try XCTUnwrap(view.pendingDialog).respond("delete")
             harness.waitForOperation(after: before)
@@ -243,7 +243,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(view.table.columnView.selectedPositions, [0], "the selection must survive page loads and repaints")
             XCTAssertEqual(view.editor.instance?.id, article.id)
 
-            authorButton.emit("clicked")
+            authorButton.click()
             XCTAssertTrue(harness.pump { view.editor.instance?.id == authorId }, "author not opened; toasts: \(harness.toasts)")
             XCTAssertEqual(view.sidebar.modules.first { $0.id == view.pager.moduleId }?.name, "Authors")
             XCTAssertEqual(view.editor.instance?.name, authorButton.label)
@@ -260,7 +260,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(view.detailBackButton.isVisible && view.listBackButton.isVisible, "folded panes offer a way back")
             try harness.screenshots(name: "workspace-narrow")
             // Back from the detail: the list pane alone, with its own header bar.
-            view.detailBackButton.emit("clicked")
+            view.detailBackButton.click()
             harness.pump(timeout: 1.5) { false }  // let the slide finish
             try harness.screenshots(name: "workspace-narrow-list")
         }

@@ -5,7 +5,7 @@ import Foundation
 /// The `AdwApplication`: owns the windows, the app-wide actions and their shortcuts.
 @MainActor
 final class HaloDeskApplication {
-    let application: GObjectRef
+    let application: Application
     private let options: CommandLineOptions
     private(set) var mainWindow: MainWindow?
     private(set) var shell: ShellController?
@@ -13,9 +13,9 @@ final class HaloDeskApplication {
     init(options: CommandLineOptions) {
         self.options = options
         let flags = options.nonUnique ? G_APPLICATION_NON_UNIQUE : G_APPLICATION_DEFAULT_FLAGS
-        application = GObjectRef(adopting: UnsafeMutableRawPointer(adw_application_new(AppInfo.applicationID, flags)))
-        application.on("startup") { [unowned self] in self.startup() }
-        application.on("activate") { [unowned self] in self.activate() }
+        application = Application(id: AppInfo.applicationID, flags: flags)
+        application.onStartup { [unowned self] in self.startup() }
+        application.onActivate { [unowned self] in self.activate() }
     }
 
     /// Runs the GLib main loop until the last window closes; returns the exit status.
@@ -68,9 +68,8 @@ final class HaloDeskApplication {
     private func afterFirstFrame(of window: MainWindow) {
         guard options.screenshotPath != nil || options.quitAfterFirstFrame else { return }
         let finished = Flag()
-        window.window.on("map") { [unowned self] in
-            guard let clock = gtk_widget_get_frame_clock(window.window.widget) else { return }
-            GObjectRef(retaining: UnsafeMutableRawPointer(clock)).on("after-paint") { [unowned self] in
+        window.window.onMap { [unowned self] in
+            window.window.onAfterPaint { [unowned self] in
                 guard !finished.isSet else { return }
                 finished.isSet = true
                 if let path = self.options.screenshotPath {

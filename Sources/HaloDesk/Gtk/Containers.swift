@@ -34,6 +34,13 @@ final class Switch: Widget {
         get { gtk_switch_get_active(halo_switch(raw)) != 0 }
         set { gtk_switch_set_active(halo_switch(raw), newValue ? 1 : 0) }
     }
+
+    /// `state-set`, before the switch moves to `on`: return true to keep it where it is (e.g. until
+    /// the user confirms).
+    @discardableResult
+    func onStateSet(_ handler: @escaping @MainActor (_ on: Bool) -> Bool) -> SignalConnection {
+        onReturningBoolWithFlag("state-set", handler)
+    }
 }
 
 /// A GtkSpinner.

@@ -40,6 +40,18 @@ class Widget: GObjectRef {
 
     /// True once the widget is in a window that has been mapped on screen.
     var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
+
+    /// `map`: the widget is about to be shown on screen.
+    @discardableResult
+    func onMap(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("map", handler) }
+
+    /// Calls `handler` after each frame the widget's window paints (`GdkFrameClock::after-paint`);
+    /// nil when the widget is not realized yet (connect from `onMap`).
+    @discardableResult
+    func onAfterPaint(_ handler: @escaping @MainActor () -> Void) -> SignalConnection? {
+        guard let clock = gtk_widget_get_frame_clock(widget) else { return nil }
+        return GObjectRef(retaining: UnsafeMutableRawPointer(clock)).on("after-paint", handler)
+    }
 }
 
 @MainActor
@@ -73,6 +85,10 @@ final class Button: Widget {
     func onClicked(_ handler: @escaping @MainActor () -> Void) -> SignalConnection {
         on("clicked", handler)
     }
+
+    /// Clicks the button now, synchronously, as a user would (tests, shortcuts):
+    /// `gtk_widget_activate` would click about 250 ms later.
+    func click() { emit("clicked") }
 }
 
 /// Any widget implementing GtkEditable (GtkEntry, GtkPasswordEntry, GtkSearchEntry, AdwEntryRow…).
@@ -88,6 +104,18 @@ final class Editable: Widget {
     @discardableResult
     func onChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection {
         on("changed", handler)
+    }
+
+    /// `GtkSearchEntry::search-changed`: the text changed and the entry's short delay passed.
+    @discardableResult
+    func onSearchChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection {
+        on("search-changed", handler)
+    }
+
+    /// `AdwEntryRow::entry-activated`: Enter was pressed in the row.
+    @discardableResult
+    func onEntryActivated(_ handler: @escaping @MainActor () -> Void) -> SignalConnection {
+        on("entry-activated", handler)
     }
 }
 
@@ -108,5 +136,11 @@ class Window: Widget {
 
     func setDefaultSize(width: Int, height: Int) {
         gtk_window_set_default_size(window, gint(width), gint(height))
+    }
+
+    /// `close-request`: return true to keep the window open (e.g. to ask first).
+    @discardableResult
+    func onCloseRequest(_ handler: @escaping @MainActor () -> Bool) -> SignalConnection {
+        onReturningBool("close-request", handler)
     }
 }

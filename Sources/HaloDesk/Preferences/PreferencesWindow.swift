@@ -8,7 +8,7 @@ import HaloServices
 @MainActor
 final class PreferencesWindow {
     let window: Window
-    let retriesSpin: Widget
+    let retriesSpin: SpinButton
     let pinningSwitch: Switch
     let offlineRow: ComboRow
     let logLevelRow: ComboRow
@@ -31,13 +31,13 @@ final class PreferencesWindow {
         let settings = shell.settings
         adw_preferences_row_set_title(
             serverRow.raw.assumingMemoryBound(to: AdwPreferencesRow.self), shell.session?.title ?? "Not connected")
-        gtk_spin_button_set_value(OpaquePointer(retriesSpin.raw), Double(settings.numberOfRetries))
+        retriesSpin.value = Double(settings.numberOfRetries)
         pinningSwitch.isOn = !settings.disableSSLPinning
         offlineRow.selectedIndex = Self.offlinePolicies.firstIndex(of: settings.offlinePolicy) ?? 0
         logLevelRow.selectedIndex = Self.logLevels.firstIndex { $0.name == settings.logLevel } ?? 2
 
-        retriesSpin.onPointer("notify::value") { [unowned shell, unowned self] _ in
-            let retries = Int(gtk_spin_button_get_value_as_int(OpaquePointer(self.retriesSpin.raw)))
+        retriesSpin.onValueChanged { [unowned shell, unowned self] in
+            let retries = Int(self.retriesSpin.value.rounded())
             shell.updateSettings { $0.numberOfRetries = retries }
         }
         offlineRow.onSelectionChanged { [unowned shell, unowned self] in
@@ -49,7 +49,7 @@ final class PreferencesWindow {
             shell.updateSettings { $0.logLevel = name }
         }
         // state-set fires before the switch moves: returning true keeps it on until the user confirms.
-        pinningSwitch.onReturningBoolWithFlag("state-set") { [unowned shell, unowned self] turningOn in
+        pinningSwitch.onStateSet { [unowned shell, unowned self] turningOn in
             if turningOn {
                 shell.updateSettings { $0.disableSSLPinning = false }
                 return false
@@ -65,28 +65,18 @@ final class PreferencesWindow {
 
     /// Turning pinning off exposes the connection to interception: say so and ask.
     private func confirmDisablingPinning(shell: ShellController) {
-        guard
-            let dialog = adw_message_dialog_new(
-                window.window, "Turn Off SSL Pinning?",
-                "Without pinning, HaloDesk trusts any certificate the system trusts, so a compromised or intercepting certificate authority could read your content and credentials. Only turn it off for testing."
-            )
-        else { return }
-        let dialogRef = GObjectRef(retaining: UnsafeMutableRawPointer(dialog))
-        let messageDialog = UnsafeMutableRawPointer(dialog).assumingMemoryBound(to: AdwMessageDialog.self)
-        adw_message_dialog_add_response(messageDialog, "cancel", "_Cancel")
-        adw_message_dialog_add_response(messageDialog, "disable", "_Turn Off")
-        adw_message_dialog_set_response_appearance(messageDialog, "disable", ADW_RESPONSE_DESTRUCTIVE)
-        adw_message_dialog_set_default_response(messageDialog, "cancel")
-        adw_message_dialog_set_close_response(messageDialog, "cancel")
-        dialogRef.onPointer("response") { [unowned shell, unowned self] response in
-            let choice = response.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-            if choice == "disable" {
-                shell.updateSettings { $0.disableSSLPinning = true }
-                self.pinningSwitch.isOn = false
-                shell.window.showToast("SSL pinning is off from the next connection.")
-            }
+        let dialog = ConfirmationDialog(
+            parent: window, heading: "Turn Off SSL Pinning?",
+            body:
+                "Without pinning, HaloDesk trusts any certificate the system trusts, so a compromised or intercepting certificate authority could read your content and credentials. Only turn it off for testing.",
+            confirmLabel: "_Turn Off", confirmId: "disable", destructive: true)
+        dialog.onResponse { [unowned shell, unowned self] choice in
+            guard choice == "disable" else { return }
+            shell.updateSettings { $0.disableSSLPinning = true }
+            self.pinningSwitch.isOn = false
+            shell.window.showToast("SSL pinning is off from the next connection.")
         }
-        gtk_window_present(halo_window(UnsafeMutableRawPointer(dialog)))
+        dialog.present()
     }
 
     func present() { window.present() }

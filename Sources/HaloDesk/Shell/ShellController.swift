@@ -41,7 +41,7 @@ final class ShellController {
             self.leaveWorkspace { self.showWelcome() }
         }
         // Closing the window with unsaved edits asks first.
-        window.window.onReturningBool("close-request") { [unowned self] in
+        window.window.onCloseRequest { [unowned self] in
             guard let view = self.workspaceView, view.hasUnsavedChanges else { return false }
             view.confirmLeaving { self.window.window.destroy() }
             return true

@@ -39,7 +39,7 @@ final class SignInPage {
         facebookButton.setAccessibleLabel("Continue with Facebook")
 
         signInButton.onClicked { [unowned self] in self.signIn() }
-        passwordRow.on("entry-activated") { [unowned self] in self.signIn() }
+        passwordRow.onEntryActivated { [unowned self] in self.signIn() }
         registerButton.onClicked(onRegister)
         googleButton.onClicked { [unowned self] in self.signInWithBrowser(.google) }
         facebookButton.onClicked { [unowned self] in self.signInWithBrowser(.facebook) }

@@ -182,7 +182,7 @@ final class WorkspaceView {
             }
             self.pager.show(moduleId: self.pager.moduleId, sort: sort ?? .recentFirst)
         }
-        searchEntry.on("search-changed") { [weak self] in
+        searchEntry.onSearchChanged { [weak self] in
             guard let self else { return }
             self.pager.show(moduleId: self.pager.moduleId, nameFilter: self.searchEntry.text)
         }

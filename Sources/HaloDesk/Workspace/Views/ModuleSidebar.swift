@@ -5,7 +5,7 @@ import HaloServices
 /// The left pane: the app's modules with their instance counts (a navigation-sidebar list).
 @MainActor
 final class ModuleSidebar {
-    private let list: Widget
+    private let list: ListBox
     private(set) var modules: [Module] = []
     private var countLabels: [Label] = []
     private var isUpdatingSelection = false
@@ -13,12 +13,10 @@ final class ModuleSidebar {
     var onSelect: (@MainActor (Module) -> Void)?
 
     /// `list`: the GtkListBox of `workspace.ui` (browse selection, navigation-sidebar style).
-    init(list: Widget) {
+    init(list: ListBox) {
         self.list = list
-        list.onPointer("row-selected") { [weak self] row in
-            guard let self else { return }
-            guard !self.isUpdatingSelection, let row else { return }
-            let index = Int(gtk_list_box_row_get_index(row.assumingMemoryBound(to: GtkListBoxRow.self)))
+        list.onRowSelected { [weak self] index in
+            guard let self, !self.isUpdatingSelection, let index else { return }
             if self.modules.indices.contains(index) { self.onSelect?(self.modules[index]) }
         }
     }
