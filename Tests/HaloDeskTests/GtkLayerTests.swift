@@ -21,6 +21,34 @@ final class GtkLayerTests: XCTestCase {
         }
     }
 
+    /// `weakly` binds a handler to its owner without keeping the owner alive: while the owner
+    /// lives the handler reaches it; once it is gone the handler does nothing.
+    func testAWeaklyBoundHandlerDoesNotKeepItsOwnerAlive() throws {
+        final class Owner {
+            var clicks = 0
+            var values: [String] = []
+        }
+        try MainActor.assumeIsolated {
+            try GUITestEnvironment.initializeGTK()
+            let button = Button(label: "Press")
+            weak var weakOwner: Owner?
+            var callback: (@MainActor (String) -> Void)?
+            do {
+                let owner = Owner()
+                weakOwner = owner
+                button.onClicked(weakly(owner) { $0.clicks += 1 })
+                callback = weakly(owner) { owner, value in owner.values.append(value) }
+                button.click()
+                callback?("a")
+                XCTAssertEqual(owner.clicks, 1)
+                XCTAssertEqual(owner.values, ["a"])
+            }
+            XCTAssertNil(weakOwner, "the button's handler and the callback must not retain their owner")
+            button.click()  // the owner is gone: nothing happens, nothing crashes
+            callback?("b")
+        }
+    }
+
     func testDisconnectingReleasesTheClosureBox() throws {
         try MainActor.assumeIsolated {
             try GUITestEnvironment.initializeGTK()

@@ -133,22 +133,22 @@ final class PendingEditsWindow {
             let keep = Button(label: "Keep Mine")
             keep.setAccessibleLabel("Keep my version of “\(row.name)”")
             keep.tooltip = "Send my version, replacing the server's"
-            keep.onClicked { [weak self] in self?.resolve(row.entry, .keepMine) }
+            keep.onClicked(weakly(self) { $0.resolve(row.entry, .keepMine) })
             let take = Button(label: "Take Theirs")
             take.setAccessibleLabel("Take the server's version of “\(row.name)”")
             take.tooltip = "Drop my edit and keep the server's version"
-            take.onClicked { [weak self] in self?.resolve(row.entry, .takeTheirs) }
+            take.onClicked(weakly(self) { $0.resolve(row.entry, .takeTheirs) })
             addToGroup(buttonBar([take, keep]))
             keepMine = keep
             takeTheirs = take
         case .failed:
             let again = Button(label: "Retry")
             again.setAccessibleLabel("Retry sending the edit of “\(row.name)”")
-            again.onClicked { [weak self] in self?.retry(row.entry) }
+            again.onClicked(weakly(self) { $0.retry(row.entry) })
             let drop = Button(label: "Discard…")
             drop.addCSSClass("destructive-action")
             drop.setAccessibleLabel("Discard the edit of “\(row.name)”")
-            drop.onClicked { [weak self] in self?.confirmDiscard(row) }
+            drop.onClicked(weakly(self) { $0.confirmDiscard(row) })
             addToGroup(buttonBar([drop, again]))
             retry = again
             discard = drop

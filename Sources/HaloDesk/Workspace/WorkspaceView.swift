@@ -115,121 +115,85 @@ final class WorkspaceView {
     private func wireEvents() {
         // Back buttons are only visible while folded (bound in workspace.ui).
         for back in [listBackButton, detailBackButton] {
-            back.onClicked { [weak self] in
-                guard let self else { return }
-                adw_leaflet_navigate(halo_adw_leaflet(self.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK)
-            }
+            back.onClicked(weakly(self) { view in adw_leaflet_navigate(halo_adw_leaflet(view.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK) })
         }
-        editor.onHeaderChanged = { [weak self] in
-            guard let self else { return }; self.updateDetailTitle()
-        }
-        sidebar.onSelect = { [weak self] module in
-            guard let self else { return }
-            guard module.id != self.pager.moduleId else { return }  // already shown
-            self.confirmLeavingEdits {
-                self.openModule(module)
+        editor.onHeaderChanged = weakly(self) { $0.updateDetailTitle() }
+        sidebar.onSelect = weakly(self) { view, module in
+            guard module.id != view.pager.moduleId else { return }  // already shown
+            view.confirmLeavingEdits {
+                view.openModule(module)
             } onCancel: {
-                if let id = self.pager.moduleId { self.sidebar.select(moduleId: id) }
+                if let id = view.pager.moduleId { view.sidebar.select(moduleId: id) }
             }
         }
-        pager.onReset = { [weak self] total in
-            guard let self else { return }
-            self.table.reload(count: total)
+        pager.onReset = weakly(self) { view, total in
+            view.table.reload(count: total)
             // Rebuilding the rows cleared the selection. An instance open in the editor (one just
             // created, which changed the total) stays open; otherwise the detail follows the selection.
-            if self.visibleDetail == "editor", self.editor.instance?.id != nil {
-                self.deleteButton.isSensitive = true
+            if view.visibleDetail == "editor", view.editor.instance?.id != nil {
+                view.deleteButton.isSensitive = true
             } else {
-                self.selectionChanged()
+                view.selectionChanged()
             }
-            if let id = self.pager.moduleId, self.pager.nameFilter.isEmpty { self.sidebar.setCount(total, forModuleId: id) }
-            self.updateStatus()
+            if let id = view.pager.moduleId, view.pager.nameFilter.isEmpty { view.sidebar.setCount(total, forModuleId: id) }
+            view.updateStatus()
         }
-        pager.onRowsLoaded = { [weak self] range in
-            guard let self else { return }
-            self.learnFields(from: range)
-            self.table.refresh(range)
-            self.bulk.updateFields(self.knownFields[self.pager.moduleId ?? ""] ?? [])
+        pager.onRowsLoaded = weakly(self) { view, range in
+            view.learnFields(from: range)
+            view.table.refresh(range)
+            view.bulk.updateFields(view.knownFields[view.pager.moduleId ?? ""] ?? [])
         }
-        pager.onError = { [weak self] message in
-            guard let self else { return }; self.toast(message)
-        }
-        connection.onChange = { [weak self] in
-            guard let self else { return }
-            self.updateStatus()
-            self.pendingEditsWindow?.reload()
+        pager.onError = weakly(self) { view, message in view.toast(message) }
+        connection.onChange = weakly(self) { view in
+            view.updateStatus()
+            view.pendingEditsWindow?.reload()
         }
         let content = session.core.content
         connection.readOutbox = {
             guard let counts = try? content.outbox().stateCounts() else { return OutboxCounts() }
             return OutboxCounts(waiting: counts.pending, conflicts: counts.conflicts, failed: counts.failed)
         }
-        pendingButton.onClicked { [weak self] in self?.showPendingEdits() }
-        connection.onPendingEditsSendable = { [weak self] in self?.sendPendingEdits() }
+        pendingButton.onClicked(weakly(self) { $0.showPendingEdits() })
+        connection.onPendingEditsSendable = weakly(self) { $0.sendPendingEdits() }
         connection.refreshPendingEdits()
-        table.columnView.onSelectionChanged { [weak self] in
-            guard let self else { return }; self.selectionChanged()
-        }
-        table.columnView.onActivate { [weak self] _ in
-            guard let self else { return }
-            if self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
-        }
-        table.columnView.onSortChanged { [weak self] in
-            guard let self else { return }
-            let state = self.table.columnView.sortState
-            let sort = state.flatMap { state in
-                SortBy(rawValue: state.key).map { InstancePager.Sort(field: $0, order: state.ascending ? .ascending : .descending) }
-            }
-            self.pager.show(moduleId: self.pager.moduleId, sort: sort ?? .recentFirst)
-        }
-        searchEntry.onSearchChanged { [weak self] in
-            guard let self else { return }
-            self.pager.show(moduleId: self.pager.moduleId, nameFilter: self.searchEntry.text)
-        }
-        newButton.onClicked { [weak self] in
-            guard let self else { return }; self.newInstance()
-        }
-        saveButton.onClicked { [weak self] in
-            guard let self else { return }; self.save()
-        }
-        deleteButton.onClicked { [weak self] in
-            guard let self else { return }; self.deleteSelection()
-        }
-        editor.onDirtyChanged = { [weak self] dirty in
-            guard let self else { return }; self.saveButton.isSensitive = dirty
-        }
-        editor.onOpenRelation = { [weak self] id in
-            guard let self else { return }; self.openInstance(id: id)
-        }
-        bulk.onApply = { [weak self] field, text in
-            guard let self else { return }; self.bulkEdit(field: field, text: text)
-        }
-        bulk.onDelete = { [weak self] in
-            guard let self else { return }; self.deleteSelection()
-        }
+        table.columnView.onSelectionChanged(weakly(self) { $0.selectionChanged() })
+        table.columnView.onActivate(
+            weakly(self) { view, _ in
+                if view.leaflet.isFolded { view.leaflet.show(view.detailPane) }
+            })
+        table.columnView.onSortChanged(
+            weakly(self) { view in
+                let state = view.table.columnView.sortState
+                let sort = state.flatMap { state in
+                    SortBy(rawValue: state.key).map { InstancePager.Sort(field: $0, order: state.ascending ? .ascending : .descending) }
+                }
+                view.pager.show(moduleId: view.pager.moduleId, sort: sort ?? .recentFirst)
+            })
+        searchEntry.onSearchChanged(
+            weakly(self) { view in view.pager.show(moduleId: view.pager.moduleId, nameFilter: view.searchEntry.text) })
+        newButton.onClicked(weakly(self) { $0.newInstance() })
+        saveButton.onClicked(weakly(self) { $0.save() })
+        deleteButton.onClicked(weakly(self) { $0.deleteSelection() })
+        editor.onDirtyChanged = weakly(self) { view, dirty in view.saveButton.isSensitive = dirty }
+        editor.onOpenRelation = weakly(self) { view, id in view.openInstance(id: id) }
+        bulk.onApply = weakly(self) { view, field, text in view.bulkEdit(field: field, text: text) }
+        bulk.onDelete = weakly(self) { $0.deleteSelection() }
     }
 
     /// Window actions and their accelerators (the caller registers the accelerators with
     /// `gtk_application_set_accels_for_action`).
     @discardableResult
     func installActions(on window: GObjectRef) -> [(action: String, accelerators: [String])] {
-        Actions.add("find", to: window) { [weak self] in
-            guard let self else { return }; self.searchEntry.grabFocus()
-        }
-        Actions.add("new-instance", to: window) { [weak self] in
-            guard let self else { return }; self.newInstance()
-        }
-        Actions.add("save", to: window) { [weak self] in
-            guard let self else { return }; self.save()
-        }
-        Actions.add("delete", to: window) { [weak self] in
-            guard let self else { return }
-            // The Delete accelerator must not take the key from a text field being edited.
-            if !TextFocus.deleteForward(in: self.widget) { self.deleteSelection() }
-        }
-        Actions.add("refresh", to: window) { [weak self] in
-            guard let self else { return }; self.refresh()
-        }
+        Actions.add("find", to: window, handler: weakly(self) { $0.searchEntry.grabFocus() })
+        Actions.add("new-instance", to: window, handler: weakly(self) { $0.newInstance() })
+        Actions.add("save", to: window, handler: weakly(self) { $0.save() })
+        Actions.add(
+            "delete", to: window,
+            handler: weakly(self) { view in
+                // The Delete accelerator must not take the key from a text field being edited.
+                if !TextFocus.deleteForward(in: view.widget) { view.deleteSelection() }
+            })
+        Actions.add("refresh", to: window, handler: weakly(self) { $0.refresh() })
         return [
             ("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
             ("win.delete", ["Delete"]), ("win.refresh", ["F5"]),
@@ -327,7 +291,7 @@ final class WorkspaceView {
                 self.editor.clear()
                 self.bulk.show(fields: self.knownFields[self.pager.moduleId ?? ""] ?? [])
             } onCancel: { [weak self] in
-                guard let self else { return }; self.reselectEditedInstance()
+                self?.reselectEditedInstance()
             }
             return
         }
@@ -342,7 +306,7 @@ final class WorkspaceView {
         confirmLeavingEdits { [weak self] in
             guard let self else { return }; self.showDetail(instance)
         } onCancel: { [weak self] in
-            guard let self else { return }; self.reselectEditedInstance()
+            self?.reselectEditedInstance()
         }
     }
 

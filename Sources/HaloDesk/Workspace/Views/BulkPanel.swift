@@ -29,9 +29,7 @@ final class BulkPanel {
             guard let index = self.fieldChooser.selectedIndex, self.fields.indices.contains(index) else { return }
             self.onApply?(self.fields[index], self.valueEntry.text)
         }
-        deleteButton.onClicked { [weak self] in
-            guard let self else { return }; self.onDelete?()
-        }
+        deleteButton.onClicked(weakly(self) { $0.onDelete?() })
     }
 
     /// Prepares the panel for a new selection whose instances have `fields` (the detail header

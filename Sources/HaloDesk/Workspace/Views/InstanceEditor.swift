@@ -67,9 +67,7 @@ final class InstanceEditor {
         metadataLabel = try builder.object("metadata_label")
         fieldsBox = try builder.object("fields_box")
         nameEntry = try builder.object("name_entry")
-        nameEntry.onChanged { [weak self] in
-            guard let self else { return }; self.markDirty()
-        }
+        nameEntry.onChanged(weakly(self) { $0.markDirty() })
     }
 
     /// Shows `instance` with the given fields; `isNew` for an instance not yet on the server.
@@ -178,23 +176,17 @@ final class InstanceEditor {
         case .boolean:
             let toggle = Switch(accessibleLabel: field.name)
             toggle.isOn = value?.boolValue ?? false
-            toggle.onToggled { [weak self] in
-                guard let self else { return }; self.markDirty()
-            }
+            toggle.onToggled(weakly(self) { $0.markDirty() })
             return .toggle(toggle)
         case .longText, .list, .object, .localized:
             let view = TextView(accessibleLabel: field.name, monospace: field.kind.isStructured)
             view.text = shown
-            view.onChanged { [weak self] in
-                guard let self else { return }; self.markDirty()
-            }
+            view.onChanged(weakly(self) { $0.markDirty() })
             return .text(view)
         default:
             let entry = Editable.entry(accessibleLabel: field.name, placeholder: field.kind.placeholder)
             entry.text = shown
-            entry.onChanged { [weak self] in
-                guard let self else { return }; self.markDirty()
-            }
+            entry.onChanged(weakly(self) { $0.markDirty() })
             return .entry(entry)
         }
     }
@@ -231,9 +223,7 @@ final class InstanceEditor {
                 button.addCSSClass("small-pill")
                 button.setAccessibleLabel("Open related instance \(id)")
                 button.tooltip = "Open the related instance"
-                button.onClicked { [weak self] in
-                    guard let self else { return }; self.onOpenRelation?(id)
-                }
+                button.onClicked(weakly(self) { $0.onOpenRelation?(id) })
                 relationButtons[id, default: []].append(button)
                 row.append(button)
             }
