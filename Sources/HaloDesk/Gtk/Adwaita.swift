@@ -43,3 +43,30 @@ final class ConfirmationDialog: Window {
     /// Answers as if the user clicked the response `id` (tests, keyboard shortcuts).
     func respond(_ id: String) { adw_message_dialog_response(halo_adw_message_dialog(raw), id) }
 }
+
+/// An AdwToast, optionally with a button (e.g. "Undo"); shown by `MainWindow.show(_:)`.
+@MainActor
+final class Toast: GObjectRef {
+    override class var gType: GType { adw_toast_get_type() }
+
+    private var toast: OpaquePointer { OpaquePointer(raw) }
+
+    /// A toast saying `message`; with `button`, a button with that label (`onButtonClicked`).
+    convenience init(_ message: String, button: String? = nil, timeoutSeconds: Int = 5) {
+        self.init(adopting: UnsafeMutableRawPointer(adw_toast_new(message)))
+        if let button { adw_toast_set_button_label(toast, button) }
+        adw_toast_set_timeout(toast, guint(timeoutSeconds))
+    }
+
+    var title: String { swiftString(adw_toast_get_title(toast)) ?? "" }
+
+    /// `button-clicked`: the user pressed the toast's button.
+    @discardableResult
+    func onButtonClicked(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("button-clicked", handler) }
+
+    /// `dismissed`: the toast went away (timeout, close, or button).
+    @discardableResult
+    func onDismissed(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("dismissed", handler) }
+
+    func dismiss() { adw_toast_dismiss(toast) }
+}

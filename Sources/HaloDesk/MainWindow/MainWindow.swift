@@ -71,9 +71,12 @@ final class MainWindow {
     }
 
     /// Shows a short message at the bottom of the window (libadwaita toast).
-    func showToast(_ message: String) {
-        let toast = adw_toast_new(message)
-        adw_toast_overlay_add_toast(halo_adw_toast_overlay(toastOverlay.raw), toast)
+    func showToast(_ message: String) { show(Toast(message)) }
+
+    /// Shows `toast` (e.g. one with an Undo button) over the window's content.
+    func show(_ toast: Toast) {
+        // The overlay takes the toast's reference (transfer full): give it one of its own.
+        adw_toast_overlay_add_toast(halo_adw_toast_overlay(toastOverlay.raw), OpaquePointer(g_object_ref(toast.raw)))
     }
 
     /// Adds `page` under `name` once; later calls only show it. A page that `hasOwnHeaderBars`

@@ -1,0 +1,110 @@
+import CAdw
+import CGtk
+
+// Wrappers for the boxed-list rows and groups of libadwaita 1.2, for the windows to come (filter
+// builder, structured editors, pocket, module design). Each declares its GType for `Builder`.
+
+/// An AdwPreferencesGroup: a titled group of rows.
+@MainActor
+final class PreferencesGroup: Widget {
+    override class var gType: GType { adw_preferences_group_get_type() }
+
+    convenience init(title: String, description: String? = nil) {
+        self.init(sinking: UnsafeMutableRawPointer(adw_preferences_group_new()))
+        self.title = title
+        if let description { adw_preferences_group_set_description(group, description) }
+    }
+
+    private var group: UnsafeMutablePointer<AdwPreferencesGroup> { raw.assumingMemoryBound(to: AdwPreferencesGroup.self) }
+
+    var title: String {
+        get { swiftString(adw_preferences_group_get_title(group)) ?? "" }
+        set { adw_preferences_group_set_title(group, newValue) }
+    }
+
+    func add(_ row: Widget) { adw_preferences_group_add(group, row.widget) }
+    func remove(_ row: Widget) { adw_preferences_group_remove(group, row.widget) }
+}
+
+/// An AdwActionRow: a title, a subtitle and suffix widgets; activatable.
+@MainActor
+final class ActionRow: Widget {
+    override class var gType: GType { adw_action_row_get_type() }
+
+    convenience init(title: String, subtitle: String? = nil) {
+        self.init(sinking: UnsafeMutableRawPointer(adw_action_row_new()))
+        self.title = title
+        if let subtitle { self.subtitle = subtitle }
+    }
+
+    private var row: UnsafeMutablePointer<AdwActionRow> { raw.assumingMemoryBound(to: AdwActionRow.self) }
+    private var preferencesRow: UnsafeMutablePointer<AdwPreferencesRow> { raw.assumingMemoryBound(to: AdwPreferencesRow.self) }
+
+    var title: String {
+        get { swiftString(adw_preferences_row_get_title(preferencesRow)) ?? "" }
+        set { adw_preferences_row_set_title(preferencesRow, newValue) }
+    }
+
+    var subtitle: String {
+        get { swiftString(adw_action_row_get_subtitle(row)) ?? "" }
+        set { adw_action_row_set_subtitle(row, newValue) }
+    }
+
+    func addSuffix(_ widget: Widget) { adw_action_row_add_suffix(row, widget.widget) }
+    func addPrefix(_ widget: Widget) { adw_action_row_add_prefix(row, widget.widget) }
+
+    /// Makes the row activatable through `widget` (clicking the row activates it).
+    func setActivatableWidget(_ widget: Widget?) { adw_action_row_set_activatable_widget(row, widget?.widget) }
+
+    /// `activated`: the row was activated (click, Enter).
+    @discardableResult
+    func onActivated(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("activated", handler) }
+}
+
+/// An AdwExpanderRow: a row that reveals nested rows.
+@MainActor
+final class ExpanderRow: Widget {
+    override class var gType: GType { adw_expander_row_get_type() }
+
+    convenience init(title: String) {
+        self.init(sinking: UnsafeMutableRawPointer(adw_expander_row_new()))
+        adw_preferences_row_set_title(raw.assumingMemoryBound(to: AdwPreferencesRow.self), title)
+    }
+
+    private var row: UnsafeMutablePointer<AdwExpanderRow> { raw.assumingMemoryBound(to: AdwExpanderRow.self) }
+
+    var isExpanded: Bool {
+        get { adw_expander_row_get_expanded(row) != 0 }
+        set { adw_expander_row_set_expanded(row, newValue ? 1 : 0) }
+    }
+
+    func addRow(_ child: Widget) { adw_expander_row_add_row(row, child.widget) }
+
+    /// `notify::expanded`: the row opened or closed.
+    @discardableResult
+    func onExpandedChanged(_ handler: @escaping @MainActor (Bool) -> Void) -> SignalConnection {
+        onPointer("notify::expanded") { [unowned self] _ in handler(self.isExpanded) }
+    }
+}
+
+/// An AdwEntryRow (libadwaita 1.2): a row that is a text field. Its text is `asEditable.text`.
+@MainActor
+final class EntryRow: Widget {
+    override class var gType: GType { adw_entry_row_get_type() }
+
+    convenience init(title: String) {
+        self.init(sinking: UnsafeMutableRawPointer(adw_entry_row_new()))
+        adw_preferences_row_set_title(raw.assumingMemoryBound(to: AdwPreferencesRow.self), title)
+    }
+
+    /// The row as the GtkEditable it implements.
+    var asEditable: Editable { Editable(retaining: raw) }
+
+    /// `changed` (GtkEditable): the text changed.
+    @discardableResult
+    func onChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("changed", handler) }
+
+    /// `entry-activated`: Enter was pressed.
+    @discardableResult
+    func onEntryActivated(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("entry-activated", handler) }
+}
