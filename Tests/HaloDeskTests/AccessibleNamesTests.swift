@@ -46,7 +46,7 @@ final class AccessibleNamesTests: XCTestCase {
 
             // Several rows selected: the bulk panel with its field chooser.
             view.table.columnView.select([0, 1])
-            XCTAssertTrue(harness.pump { view.visibleDetail == "bulk" })
+            XCTAssertTrue(harness.pump { view.visibleDetail == .bulk })
             findings = AccessibilityAudit.unnamedControls(in: harness.window.widget)
             XCTAssertEqual(findings, [], "controls without an accessible name:\n" + findings.joined(separator: "\n"))
 

@@ -71,7 +71,7 @@ final class PendingEditsWindowTests: XCTestCase {
             view.refresh()
             XCTAssertTrue(
                 harness.pump(timeout: 30) {
-                    view.connection.outbox == OutboxCounts(conflicts: 2, failed: 1) && !view.isSendingPendingEdits
+                    view.connection.outbox == OutboxCounts(conflicts: 2, failed: 1) && !view.pendingEdits.isSending
                 },
                 view.pendingButton.label)
             XCTAssertEqual(view.pendingButton.label, "2 conflicts · 1 failed")
@@ -101,7 +101,7 @@ final class PendingEditsWindowTests: XCTestCase {
             try XCTUnwrap(firstControls.keepMine).click()
             XCTAssertTrue(
                 harness.pump(timeout: 30) {
-                    view.connection.outbox == OutboxCounts(conflicts: 1, failed: 1) && !view.isSendingPendingEdits
+                    view.connection.outbox == OutboxCounts(conflicts: 1, failed: 1) && !view.pendingEdits.isSending
                 },
                 view.pendingButton.label)
             // Take Theirs on the second: my edit is dropped, the server's copy stays.

@@ -201,7 +201,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(report.hasPrefix("3 of 4 updated."), report)
             // The list reloads (one instance is gone) and the report stays visible.
             XCTAssertTrue(harness.pump { view.pager.totalItems == 149 && view.pager.isLoaded(row: 0) })
-            XCTAssertEqual(view.visibleDetail, "bulk")
+            XCTAssertEqual(view.visibleDetail, .bulk)
             XCTAssertTrue(report.contains("• “\(gone.name)”:"), report)
             let products = try harness.serverInstances(module: "Products")
             for instance in chosen where instance.id != gone.id {
@@ -218,7 +218,7 @@ final class WorkspaceTests: XCTestCase {
             harness.waitForOperation(after: before)
             XCTAssertTrue(view.bulk.report.text.hasPrefix("3 of 3 deleted."), view.bulk.report.text)
             XCTAssertTrue(harness.pump { view.pager.totalItems == 146 })
-            XCTAssertEqual(view.visibleDetail, "bulk", "the report stays on screen after the list reloads")
+            XCTAssertEqual(view.visibleDetail, .bulk, "the report stays on screen after the list reloads")
             let left = try harness.serverInstances(module: "Products")
             XCTAssertEqual(left.count, 149 - 3)
             XCTAssertTrue(toDelete.allSatisfy { deleted in !left.contains { $0.id == deleted.id } })

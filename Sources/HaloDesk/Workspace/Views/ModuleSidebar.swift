@@ -7,6 +7,11 @@ import HaloServices
 final class ModuleSidebar {
     private let list: ListBox
     private(set) var modules: [Module] = []
+
+    /// Module id → name (the id when a module has no name).
+    var moduleNames: [String: String] {
+        Dictionary(modules.compactMap { module in module.id.map { ($0, module.name ?? $0) } }, uniquingKeysWith: { first, _ in first })
+    }
     private var countLabels: [Label] = []
     private var isUpdatingSelection = false
     /// Called when the user picks a module (not when `select(moduleId:)` is called).

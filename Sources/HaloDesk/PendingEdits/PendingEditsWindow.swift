@@ -8,8 +8,8 @@ import HaloServices
 /// send now, settle a conflict (mine vs the server's, field by field), retry or discard a
 /// refused edit (discarding asks first: it destroys the edit).
 ///
-/// It reads the outbox afresh on every `reload()`; the workspace calls it whenever the outbox or
-/// the connection changes.
+/// It reads the outbox afresh on every `reload()`: whenever the shared `PendingEditsModel` or the
+/// connection changes.
 @MainActor
 final class PendingEditsWindow {
     /// The controls of one listed entry (tests drive them like a user would).
@@ -34,9 +34,15 @@ final class PendingEditsWindow {
     private(set) var listed: [EntryControls] = []
     /// The discard confirmation waiting for an answer, if any.
     private(set) var pendingDialog: ConfirmationDialog?
-    private weak var workspace: WorkspaceView?
+    private let model: PendingEditsModel
+    /// Module id → name, and a module's field kinds, as the workspace knows them.
+    private let moduleNames: @MainActor () -> [String: String]
+    private let fieldKinds: @MainActor (String) -> [String: FieldKind]
 
-    init(workspace: WorkspaceView, parent: Widget) throws {
+    init(
+        model: PendingEditsModel, parent: Widget, moduleNames: @escaping @MainActor () -> [String: String],
+        fieldKinds: @escaping @MainActor (String) -> [String: FieldKind]
+    ) throws {
         let builder = try Builder(ui: "pending-edits")
         window = try builder.object("pending_edits_window")
         content = try builder.object("content_box")
@@ -45,14 +51,14 @@ final class PendingEditsWindow {
         windowTitle = try builder.object("window_title")
         stack = try builder.object("content_stack")
         entriesBox = try builder.object("entries_box")
-        self.workspace = workspace
+        self.model = model
+        self.moduleNames = moduleNames
+        self.fieldKinds = fieldKinds
         if let root = gtk_widget_get_root(parent.widget) {
             gtk_window_set_transient_for(window.window, halo_window(UnsafeMutableRawPointer(root)))
         }
-        sendButton.onClicked { [weak self] in
-            guard let self, let workspace = self.workspace else { return }
-            workspace.sendPendingEdits()
-        }
+        sendButton.onClicked(weakly(self) { $0.model.send() })
+        model.observe(weakly(self) { $0.reload() })
         reload()
     }
 
@@ -60,18 +66,11 @@ final class PendingEditsWindow {
 
     /// Re-reads the outbox and the connection state and rebuilds the list.
     func reload() {
-        guard let workspace else { return }
-        let entries: [OutboxEntry]
-        do {
-            entries = try workspace.session.core.content.outbox().entries()
-        } catch {
-            workspace.showToast("Could not read the pending edits: \(error)")
-            entries = []
-        }
+        let entries = model.entries()
         let counts = OutboxCounts(entries)
         windowTitle.setProperty("subtitle", counts.summary ?? "Nothing waiting")
 
-        let connection = workspace.connection
+        let connection = model.connection
         if connection.isOnline {
             offlineLabel.isVisible = false
             sendButton.tooltip = "Send the waiting edits to the server now"
@@ -83,14 +82,12 @@ final class PendingEditsWindow {
             offlineLabel.isVisible = true
             sendButton.tooltip = reason
         }
-        sendButton.isSensitive = connection.isOnline && counts.waiting > 0 && !workspace.isSendingPendingEdits
+        sendButton.isSensitive = connection.isOnline && counts.waiting > 0 && !model.isSending
 
         entriesBox.removeAll()
-        let modules = Dictionary(
-            workspace.sidebar.modules.compactMap { module in module.id.map { ($0, module.name ?? $0) } },
-            uniquingKeysWith: { first, _ in first })
+        let modules = moduleNames()
         listed = entries.map { entry in
-            let kinds = workspace.fieldKinds(moduleId: entry.instance.moduleId)
+            let kinds = fieldKinds(entry.instance.moduleId)
             return addGroup(for: PendingEditRow(entry: entry, fieldKinds: kinds), moduleName: modules[entry.instance.moduleId])
         }
         gtk_stack_set_visible_child_name(OpaquePointer(stack.raw), entries.isEmpty ? "empty" : "list")
@@ -204,29 +201,9 @@ final class PendingEditsWindow {
 
     // MARK: Actions
 
-    private func resolve(_ entry: OutboxEntry, _ resolution: ConflictResolution) {
-        guard let workspace else { return }
-        do {
-            try workspace.session.core.content.outbox().resolve(entry, keeping: resolution)
-        } catch {
-            workspace.showToast("Could not settle the conflict: \(error)")
-        }
-        workspace.pendingEditsChanged()
-        reload()
-        if resolution == .keepMine, workspace.connection.isOnline {
-            workspace.sendPendingEdits()
-        }
-    }
+    private func resolve(_ entry: OutboxEntry, _ resolution: ConflictResolution) { model.resolve(entry, keeping: resolution) }
 
-    private func retry(_ entry: OutboxEntry) {
-        guard let workspace else { return }
-        do { try workspace.session.core.content.outbox().retry(entry) } catch {
-            workspace.showToast("Could not queue the edit again: \(error)")
-        }
-        workspace.pendingEditsChanged()
-        reload()
-        if workspace.connection.isOnline { workspace.sendPendingEdits() }
-    }
+    private func retry(_ entry: OutboxEntry) { model.retry(entry) }
 
     private func confirmDiscard(_ row: PendingEditRow) {
         let dialog = ConfirmationDialog(
@@ -237,12 +214,8 @@ final class PendingEditsWindow {
             guard let self else { return }
             dialog?.close()
             self.pendingDialog = nil
-            guard response == "discard", let workspace = self.workspace else { return }
-            do { try workspace.session.core.content.outbox().discard(row.entry) } catch {
-                workspace.showToast("Could not discard the edit: \(error)")
-            }
-            workspace.pendingEditsChanged()
-            self.reload()
+            guard response == "discard" else { return }
+            self.model.discard(row.entry)
         }
         pendingDialog = dialog
         dialog.present()

@@ -1,0 +1,98 @@
+import HaloServices
+
+/// The outbox as the app shows it: its entries, sending them, and settling conflicts and refusals.
+/// The workspace (status button, rows) and the Pending Edits window both use this one model and
+/// observe it, instead of reaching into each other.
+@MainActor
+final class PendingEditsModel {
+    /// Online or not, and the outbox counts the status area shows.
+    let connection: ConnectionState
+    private let content: ContentManager
+    /// Whether a send is under way (one at a time).
+    private(set) var isSending = false
+    private var observers: [@MainActor () -> Void] = []
+    /// Sentences for the user (the workspace shows them as toasts).
+    var onMessage: @MainActor (String) -> Void = { _ in }
+    /// The cache's copies changed: edits reached the server, or an entry was settled or
+    /// discarded (the workspace shows its rows again).
+    var onCopiesChanged: @MainActor () -> Void = {}
+
+    init(content: ContentManager, connection: ConnectionState) {
+        self.content = content
+        self.connection = connection
+        connection.readOutbox = {
+            guard let counts = try? content.outbox().stateCounts() else { return OutboxCounts() }
+            return OutboxCounts(waiting: counts.pending, conflicts: counts.conflicts, failed: counts.failed)
+        }
+    }
+
+    /// Calls `handler` whenever the outbox or the sending state changed.
+    func observe(_ handler: @escaping @MainActor () -> Void) { observers.append(handler) }
+
+    /// Every entry, in queue order (none, with a message, when the outbox cannot be read).
+    func entries() -> [OutboxEntry] {
+        do { return try content.outbox().entries() } catch {
+            onMessage("Could not read the pending edits: \(error)")
+            return []
+        }
+    }
+
+    /// Sends the outbox, once at a time, and says how it went.
+    func send() {
+        guard !isSending else { return }
+        isSending = true
+        changed()
+        Task { @MainActor in
+            defer {
+                isSending = false
+                changed()
+            }
+            do {
+                let report = try await content.outbox().flush()
+                if let networkError = report.networkError {
+                    connection.record(error: networkError)
+                    return
+                }
+                var parts: [String] = []
+                if !report.sent.isEmpty { parts.append("\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent") }
+                if !report.conflicts.isEmpty {
+                    parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept, see Pending Edits)")
+                }
+                if !report.failed.isEmpty { parts.append("\(report.failed.count) refused by the server") }
+                if !parts.isEmpty { onMessage(parts.joined(separator: ", ") + ".") }
+                onCopiesChanged()
+            } catch {
+                connection.record(error: (error as? HaloError) ?? .cache(message: "\(error)"))
+            }
+        }
+    }
+
+    /// Settles a conflict; keeping mine sends it at once when online.
+    func resolve(_ entry: OutboxEntry, keeping resolution: ConflictResolution) {
+        perform("Could not settle the conflict") { try $0.resolve(entry, keeping: resolution) }
+        if resolution == .keepMine, connection.isOnline { send() }
+    }
+
+    /// Queues a refused edit again and sends it when online.
+    func retry(_ entry: OutboxEntry) {
+        perform("Could not queue the edit again") { try $0.retry(entry) }
+        if connection.isOnline { send() }
+    }
+
+    /// Drops an edit for good (the caller asked the user first).
+    func discard(_ entry: OutboxEntry) {
+        perform("Could not discard the edit") { try $0.discard(entry) }
+    }
+
+    private func perform(_ failure: String, _ change: (Outbox) throws -> Void) {
+        do { try change(content.outbox()) } catch { onMessage("\(failure): \(error)") }
+        changed()
+        onCopiesChanged()
+    }
+
+    /// The outbox changed: counts are read again and observers follow.
+    private func changed() {
+        connection.refreshPendingEdits()
+        observers.forEach { $0() }
+    }
+}

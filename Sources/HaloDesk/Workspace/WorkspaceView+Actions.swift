@@ -1,0 +1,24 @@
+import CGtk
+
+/// The window actions the workspace adds (find, new, save, delete, refresh) and their shortcuts.
+extension WorkspaceView {
+    /// Window actions and their accelerators (the caller registers the accelerators with
+    /// `gtk_application_set_accels_for_action`).
+    @discardableResult
+    func installActions(on window: GObjectRef) -> [(action: String, accelerators: [String])] {
+        Actions.add("find", to: window, handler: weakly(self) { $0.searchEntry.grabFocus() })
+        Actions.add("new-instance", to: window, handler: weakly(self) { $0.newInstance() })
+        Actions.add("save", to: window, handler: weakly(self) { $0.save() })
+        Actions.add(
+            "delete", to: window,
+            handler: weakly(self) { view in
+                // The Delete accelerator must not take the key from a text field being edited.
+                if !TextFocus.deleteForward(in: view.widget) { view.deleteSelection() }
+            })
+        Actions.add("refresh", to: window, handler: weakly(self) { $0.refresh() })
+        return [
+            ("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
+            ("win.delete", ["Delete"]), ("win.refresh", ["F5"]),
+        ]
+    }
+}
