@@ -89,6 +89,16 @@ public enum ContentTables {
             arguments: [moduleId]) ?? 0
     }
 
+    /// The latest creation, update or deletion time stored (ms), 0 when nothing is stored.
+    public static func latestStamp(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT max(coalesce(max(createdAt), 0), coalesce(max(updatedAt), 0), coalesce(max(deletedAt), 0))
+                FROM content_instance
+                """) ?? 0
+    }
+
     /// Not-deleted instance counts per module id (modules without instances are absent).
     public static func moduleCounts(in db: Database) throws -> [String: Int] {
         let rows = try Row.fetchAll(

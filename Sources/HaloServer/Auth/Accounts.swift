@@ -11,13 +11,13 @@ struct UserProfile: Sendable {
     var surname: String
     var displayName: String
 
-    init(row: Row) {
-        id = row["id"]
-        email = row["email"]
-        photoUrl = row["photo_url"]
-        name = row["name"]
-        surname = row["surname"]
-        displayName = row["display_name"]
+    init(_ user: UserRecord) {
+        id = user.id
+        email = user.email
+        photoUrl = user.photoUrl
+        name = user.name
+        surname = user.surname
+        displayName = user.displayName
     }
 
     var json: JSONValue {
@@ -52,11 +52,8 @@ enum Accounts {
         let id = Identifiers.secret(24)
         let secret = Identifiers.secret(40)
         let hash = try await hashing.run { try SecretHasher.hashPassword(secret) }
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO server_client (id, secret_hash, name, editor, app_id, created_at) VALUES (?, ?, ?, ?, 1, ?)",
-                arguments: [id, hash, name, editor, TokenService.nowMilliseconds()])
-        }
+        let client = ClientRecord(id: id, secretHash: hash, name: name, editor: editor, createdAt: TokenService.nowMilliseconds())
+        try await pool.write { db in try client.insert(db) }
         return (id, secret)
     }
 
@@ -66,31 +63,24 @@ enum Accounts {
         let hash = try await hashing.run { try password.map(SecretHasher.hashPassword) }
         let id = "identified-" + Identifiers.randomLowercase(25)
         return try await pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM server_user WHERE email = ?", arguments: [user.email]) == true {
+            if try UserRecord.exists(email: user.email, in: db) {
                 throw APIError.badRequest("An account with the email \(user.email) already exists")
             }
             let displayName =
                 user.displayName.isEmpty
                 ? [user.name, user.surname].filter { !$0.isEmpty }.joined(separator: " ") : user.displayName
-            try db.execute(
-                sql: """
-                    INSERT INTO server_user (id, email, password_hash, network, social_subject, name, surname,
-                        display_name, photo_url, editor, device_alias, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    id, user.email, hash, user.network, user.socialSubject, user.name, user.surname, displayName,
-                    user.photoUrl, user.editor, user.deviceAlias, TokenService.nowMilliseconds(),
-                ])
-            return try profile(id: id, in: db)
+            let record = UserRecord(
+                id: id, email: user.email, passwordHash: hash, network: user.network, socialSubject: user.socialSubject,
+                name: user.name, surname: user.surname, displayName: displayName, photoUrl: user.photoUrl,
+                editor: user.editor, deviceAlias: user.deviceAlias, createdAt: TokenService.nowMilliseconds())
+            try record.insert(db)
+            return UserProfile(record)
         }
     }
 
     static func profile(id: String, in db: Database) throws -> UserProfile {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM server_user WHERE id = ?", arguments: [id]) else {
-            throw APIError.notFound("User \(id) not found")
-        }
-        return UserProfile(row: row)
+        guard let user = try UserRecord.find(id: id, in: db) else { throw APIError.notFound("User \(id) not found") }
+        return UserProfile(user)
     }
 
     /// The user id when `password` matches the stored hash of the `halo` account `email`. The
@@ -99,12 +89,7 @@ enum Accounts {
         email: String, password: String, in pool: DatabasePool, hashing: HashingExecutor,
         lane: HashingExecutor.Lane = .untrusted
     ) async throws -> String? {
-        let account = try await pool.read { db -> (id: String, hash: String)? in
-            try Row.fetchOne(
-                db, sql: "SELECT id, password_hash FROM server_user WHERE email = ? AND password_hash IS NOT NULL",
-                arguments: [email]
-            ).map { row in (row["id"], row["password_hash"]) }
-        }
+        let account = try await pool.read { db in try UserRecord.passwordAccount(email: email, in: db) }
         guard let (id, stored) = account else {
             // Same cost as a real check, so response time does not reveal which emails exist.
             _ = await hashing.run(lane) { SecretHasher.verifyPassword(password, against: SecretHasher.dummyHash) }

@@ -31,15 +31,11 @@ struct TokenService: Sendable {
         let access = Identifiers.secret()
         let refresh = Identifiers.secret()
         let now = Self.nowMilliseconds()
-        try db.execute(
-            sql: """
-                INSERT INTO server_token (access_hash, refresh_hash, client_id, user_id, expires_at,
-                    refresh_expires_at, revoked, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
-                """,
-            arguments: [
-                SecretHasher.tokenDigest(access), SecretHasher.tokenDigest(refresh), clientId, userId,
-                now + lifetimeMilliseconds, now + refreshLifetimeMilliseconds, now,
-            ])
+        try TokenRecord(
+            accessHash: SecretHasher.tokenDigest(access), refreshHash: SecretHasher.tokenDigest(refresh), clientId: clientId,
+            userId: userId, expiresAt: now + lifetimeMilliseconds, refreshExpiresAt: now + refreshLifetimeMilliseconds,
+            createdAt: now
+        ).insert(db)
         return IssuedToken(
             accessToken: access, refreshToken: refresh, expiresInMilliseconds: lifetimeMilliseconds,
             scope: scope)
@@ -47,18 +43,12 @@ struct TokenService: Sendable {
 
     /// Exchanges a refresh token of `clientId` for a new pair; the old pair is revoked (rotation).
     func refresh(_ refreshToken: String, clientId: String, in db: Database) throws -> IssuedToken? {
-        let digest = SecretHasher.tokenDigest(refreshToken)
         guard
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT access_hash, user_id FROM server_token
-                    WHERE refresh_hash = ? AND client_id = ? AND revoked = 0 AND refresh_expires_at > ?
-                    """,
-                arguments: [digest, clientId, Self.nowMilliseconds()])
+            let pair = try TokenRecord.refreshable(
+                refreshHash: SecretHasher.tokenDigest(refreshToken), clientId: clientId, now: Self.nowMilliseconds(), in: db)
         else { return nil }
-        try db.execute(sql: "UPDATE server_token SET revoked = 1 WHERE access_hash = ?", arguments: [row["access_hash"] as String])
-        return try issue(clientId: clientId, userId: row["user_id"], in: db)
+        try TokenRecord.revoke(accessHash: pair.accessHash, in: db)
+        return try issue(clientId: clientId, userId: pair.userId, in: db)
     }
 
     /// Resolves the `Authorization` header. Missing, malformed, unknown, expired or revoked
@@ -72,41 +62,25 @@ struct TokenService: Sendable {
             throw APIError.unauthorized("Malformed Authorization header: expected 'Bearer <access token>'")
         }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT t.expires_at, t.revoked, t.client_id, t.user_id,
-                           c.editor AS client_editor, c.name AS client_name,
-                           u.editor AS user_editor, u.display_name, u.email
-                    FROM server_token t
-                    LEFT JOIN server_client c ON c.id = t.client_id
-                    LEFT JOIN server_user u ON u.id = t.user_id
-                    WHERE t.access_hash = ?
-                    """,
-                arguments: [SecretHasher.tokenDigest(token)])
-        else { throw APIError.unauthorized("Invalid access token") }
-        if row["revoked"] as Bool { throw APIError.unauthorized("Access token has been revoked") }
-        if (row["expires_at"] as Int64) <= Self.nowMilliseconds() { throw APIError.unauthorized("Access token has expired") }
-        let userId: String? = row["user_id"]
-        let clientId: String? = row["client_id"]
-        if let userId {
-            let displayName: String = row["display_name"] ?? ""
-            let email: String = row["email"] ?? userId
+        guard let grant = try TokenRecord.grant(accessHash: SecretHasher.tokenDigest(token), in: db) else {
+            throw APIError.unauthorized("Invalid access token")
+        }
+        if grant.revoked { throw APIError.unauthorized("Access token has been revoked") }
+        if grant.expiresAt <= Self.nowMilliseconds() { throw APIError.unauthorized("Access token has expired") }
+        if let userId = grant.userId {
+            let displayName = grant.userDisplayName ?? ""
+            let email = grant.userEmail ?? userId
             return Principal(
-                clientId: clientId, userId: userId, canEdit: row["user_editor"] ?? false,
+                clientId: grant.clientId, userId: userId, canEdit: grant.userEditor ?? false,
                 displayName: displayName.isEmpty ? email : displayName)
         }
         return Principal(
-            clientId: clientId, userId: nil, canEdit: row["client_editor"] ?? false,
-            displayName: row["client_name"] ?? "App")
+            clientId: grant.clientId, userId: nil, canEdit: grant.clientEditor ?? false,
+            displayName: grant.clientName ?? "App")
     }
 
     /// Revokes one access token (and its refresh token). Returns whether it existed.
     func revoke(accessToken: String, in db: Database) throws -> Bool {
-        try db.execute(
-            sql: "UPDATE server_token SET revoked = 1 WHERE access_hash = ?",
-            arguments: [SecretHasher.tokenDigest(accessToken)])
-        return db.changesCount > 0
+        try TokenRecord.revoke(accessHash: SecretHasher.tokenDigest(accessToken), in: db)
     }
 }

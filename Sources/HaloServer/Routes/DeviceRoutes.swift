@@ -15,23 +15,19 @@ enum DeviceRoutes {
                 let alias =
                     try input.alias.map { try requireFreeAlias($0, except: nil, db) }
                     ?? "anonymous-" + Identifiers.randomLowercase(25)
-                try db.execute(
-                    sql: """
-                        INSERT INTO server_device (id, alias, app_id, customer_id, email, devices_json, tags_json,
-                            created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        id, alias, input.appId ?? 1, input.email, JSONValue.array(input.devices ?? []).jsonString(),
-                        JSONValue.array(input.tags ?? []).jsonString(), now, now,
-                    ])
-                return try load(id: id, in: db)
+                let device = DeviceRecord(
+                    id: id, alias: alias, appId: input.appId ?? 1, email: input.email,
+                    devicesJson: JSONValue.array(input.devices ?? []).jsonString(),
+                    tagsJson: JSONValue.array(input.tags ?? []).jsonString(), createdAt: now, updatedAt: now)
+                try device.insert(db)
+                return try render(device)
             }
             return JSONResponse.make(device)
         }
 
         router.get("/api/segmentation/appuser/:deviceId") { request, context in
             let id = try context.parameters.require("deviceId")
-            let device = try await env.read(request) { db, _ in try load(id: id, in: db) }
+            let device = try await env.read(request) { db, _ in try render(find(id: id, in: db)) }
             return JSONResponse.make(device)
         }
 
@@ -40,8 +36,8 @@ enum DeviceRoutes {
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let input = try DeviceInput(body)
             let device = try await env.write(request) { db, _ in
-                let current = try load(id: id, in: db)
-                var devices = current["devices"]?.arrayValue ?? []
+                var device = try find(id: id, in: db)
+                var devices = try JSONValue(string: device.devicesJson).arrayValue ?? []
                 if let sent = input.devices {
                     if input.replaceTokens {
                         devices = sent
@@ -49,17 +45,14 @@ enum DeviceRoutes {
                         devices += sent.filter { !devices.contains($0) }
                     }
                 }
-                let alias = try input.alias.map { try requireFreeAlias($0, except: id, db) } ?? current["alias"]?.stringValue
-                try db.execute(
-                    sql: """
-                        UPDATE server_device SET alias = ?, app_id = COALESCE(?, app_id), email = COALESCE(?, email),
-                            devices_json = ?, tags_json = COALESCE(?, tags_json), updated_at = ? WHERE id = ?
-                        """,
-                    arguments: [
-                        alias, input.appId, input.email, JSONValue.array(devices).jsonString(),
-                        input.tags.map { JSONValue.array($0).jsonString() }, env.clock.next(), id,
-                    ])
-                return try load(id: id, in: db)
+                if let alias = input.alias { device.alias = try requireFreeAlias(alias, except: id, db) }
+                if let appId = input.appId { device.appId = appId }
+                if let email = input.email { device.email = email }
+                device.devicesJson = JSONValue.array(devices).jsonString()
+                if let tags = input.tags { device.tagsJson = JSONValue.array(tags).jsonString() }
+                device.updatedAt = env.clock.next()
+                try device.update(db)
+                return try render(device)
             }
             return JSONResponse.make(device)
         }
@@ -137,23 +130,25 @@ enum DeviceRoutes {
     }
 
     private static func requireFreeAlias(_ alias: String, except id: String?, _ db: Database) throws -> String {
-        let owner = try String.fetchOne(db, sql: "SELECT id FROM server_device WHERE alias = ?", arguments: [alias])
+        let owner = try DeviceRecord.owner(ofAlias: alias, in: db)
         if let owner, owner != id { throw APIError.badRequest("The alias \(alias) belongs to another device") }
         return alias
     }
 
-    static func load(id: String, in db: Database) throws -> JSONValue {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM server_device WHERE id = ?", arguments: [id]) else {
-            throw APIError.notFound("Device \(id) not found")
-        }
-        var device: [String: JSONValue] = [
-            "id": .string(row["id"]), "appId": .number(Double(row["app_id"] as Int64)),
-            "customerId": .number(Double(row["customer_id"] as Int64)), "alias": .string(row["alias"]),
-            "devices": try JSONValue(string: row["devices_json"]), "tags": try JSONValue(string: row["tags_json"]),
-            "createdAt": .number(Double(row["created_at"] as Int64)),
-            "updatedAt": .number(Double(row["updated_at"] as Int64)),
+    private static func find(id: String, in db: Database) throws -> DeviceRecord {
+        guard let device = try DeviceRecord.find(id: id, in: db) else { throw APIError.notFound("Device \(id) not found") }
+        return device
+    }
+
+    /// The device's wire shape (§6).
+    static func render(_ device: DeviceRecord) throws -> JSONValue {
+        var json: [String: JSONValue] = [
+            "id": .string(device.id), "appId": .number(Double(device.appId)),
+            "customerId": .number(Double(device.customerId)), "alias": .string(device.alias),
+            "devices": try JSONValue(string: device.devicesJson), "tags": try JSONValue(string: device.tagsJson),
+            "createdAt": .number(Double(device.createdAt)), "updatedAt": .number(Double(device.updatedAt)),
         ]
-        if let email: String = row["email"] { device["email"] = .string(email) }
-        return .object(device)
+        if let email = device.email { json["email"] = .string(email) }
+        return .object(json)
     }
 }

@@ -60,7 +60,7 @@ enum IdentifiedUserRoutes {
             let deviceAlias = try fields.optionalString("deviceId")
             let answer: JSONValue = try await env.database.write { db in
                 if let deviceAlias, !deviceAlias.isEmpty {
-                    try db.execute(sql: "UPDATE server_user SET device_alias = ? WHERE id = ?", arguments: [deviceAlias, userId])
+                    try UserRecord.setDeviceAlias(deviceAlias, userId: userId, in: db)
                 }
                 let token = try env.tokens.issue(clientId: nil, userId: userId, in: db)
                 return ["user": try Accounts.profile(id: userId, in: db).json, "token": token.json]
@@ -87,9 +87,7 @@ enum IdentifiedUserRoutes {
         -> String
     {
         let existing = try await env.database.read { db in
-            try String.fetchOne(
-                db, sql: "SELECT id FROM server_user WHERE (network = ? AND social_subject = ?) OR email = ?",
-                arguments: [network, identity.subject, identity.email])
+            try UserRecord.socialAccountId(network: network, subject: identity.subject, email: identity.email, in: db)
         }
         if let existing { return existing }
         var user = Accounts.NewUser(email: identity.email)

@@ -15,7 +15,7 @@ enum ModuleRoutes {
                 let modules = try ModuleCatalog.all(in: db)
                 let chosen = skip ? modules : Array(modules.dropFirst((page - 1) * limit).prefix(limit))
                 let items = try chosen.map { module in
-                    try ModuleCatalog.json(module, fields: withFields ? try ModuleCatalog.fieldRows(moduleId: module.id, in: db) : nil)
+                    try ModuleCatalog.json(module, fields: withFields ? try ModuleCatalog.fieldRecords(moduleId: module.id, in: db) : nil)
                 }
                 // Android needs the plain array with skip=true; iOS accepts either (§9.1).
                 if skip { return .array(items) }
@@ -33,7 +33,7 @@ enum ModuleRoutes {
                 guard let module = try ModuleCatalog.module(id: id, in: db) else {
                     throw APIError.notFound("Module \(id) not found")
                 }
-                return try ModuleCatalog.json(module, fields: try ModuleCatalog.fieldRows(moduleId: id, in: db))
+                return try ModuleCatalog.json(module, fields: try ModuleCatalog.fieldRecords(moduleId: id, in: db))
             }
             return JSONResponse.make(answer)
         }

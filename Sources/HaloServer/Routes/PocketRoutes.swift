@@ -9,7 +9,7 @@ enum PocketRoutes {
         router.get("/api/segmentation/identified-pocket/self") { request, _ in
             let filter = referenceFilter(RequestInput.query(request))
             let pocket = try await env.read(request) { db, principal in
-                try load(userId: try requireUser(principal), in: db)
+                try PocketRecord.pocket(userId: try requireUser(principal), in: db)
             }
             return JSONResponse.make(render(pocket, filter: filter))
         }
@@ -19,33 +19,21 @@ enum PocketRoutes {
             let change = try PocketChange(body, limits: env.limits)
             let pocket = try await env.write(request) { db, principal in
                 let userId = try requireUser(principal)
-                var pocket = try load(userId: userId, in: db)
+                var pocket = try PocketRecord.pocket(userId: userId, in: db)
                 change.apply(to: &pocket)
                 // Each PUT replaces some lists: the sum of them must stay within the caps too.
                 guard pocket.references.count <= env.limits.pocketReferenceLists else {
                     throw APIError.badRequest(
                         "The pocket holds at most \(env.limits.pocketReferenceLists) reference lists; delete one first")
                 }
-                try db.execute(
-                    sql: """
-                        INSERT INTO server_pocket (user_id, references_json, data_json, updated_at) VALUES (?, ?, ?, ?)
-                        ON CONFLICT(user_id) DO UPDATE SET references_json = excluded.references_json,
-                            data_json = excluded.data_json, updated_at = excluded.updated_at
-                        """,
-                    arguments: [
-                        userId, JSONValue.object(pocket.references).jsonString(), JSONValue.object(pocket.data).jsonString(),
-                        TokenService.nowMilliseconds(),
-                    ])
+                try PocketRecord.save(pocket, userId: userId, at: TokenService.nowMilliseconds(), in: db)
                 return pocket
             }
             return JSONResponse.make(render(pocket, filter: nil))
         }
     }
 
-    struct Pocket: Sendable {
-        var references: [String: JSONValue] = [:]
-        var data: [String: JSONValue] = [:]
-    }
+    typealias Pocket = PocketRecord.Pocket
 
     /// A PUT body per §8.2: an absent part is untouched; a reference list is replaced, emptied
     /// by `[]` or deleted by `null`; `data` replaces the whole object.
@@ -109,16 +97,6 @@ enum PocketRoutes {
             throw APIError.unauthorized("The pocket needs an identified user's token (log in first)")
         }
         return userId
-    }
-
-    private static func load(userId: String, in db: Database) throws -> Pocket {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT references_json, data_json FROM server_pocket WHERE user_id = ?", arguments: [userId])
-        else { return Pocket() }
-        let references = try JSONValue(string: row["references_json"]).objectValue ?? [:]
-        let data = try JSONValue(string: row["data_json"]).objectValue ?? [:]
-        return Pocket(references: references, data: data)
     }
 
     /// `filterReferences[]` values (raw or %5B%5D-encoded brackets, both decoded by now); nil = no

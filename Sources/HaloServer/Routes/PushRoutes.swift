@@ -1,4 +1,3 @@
-import GRDB
 import HaloContentStore
 import Hummingbird
 
@@ -17,9 +16,10 @@ enum PushRoutes {
             }
             let platform = try fields.optionalString("platform")
             try await env.write(request) { db, _ in
-                try db.execute(
-                    sql: "INSERT INTO server_push_activity (device, schedule, action, platform, created_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [device, schedule, action, platform, TokenService.nowMilliseconds()])
+                try PushActivityRecord(
+                    device: device, schedule: schedule, action: action, platform: platform,
+                    createdAt: TokenService.nowMilliseconds()
+                ).insert(db)
             }
             return JSONResponse.make(["device": .string(device), "schedule": .string(schedule), "action": .string(action)])
         }

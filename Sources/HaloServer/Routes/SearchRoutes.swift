@@ -37,7 +37,7 @@ enum SearchRoutes {
             throw APIError.badRequest("Unknown module name '\(name)'")
         }
         let localized = try ModuleCatalog.localizedFieldNames(in: db)
-        let relations = try relationFieldNames(in: db)
+        let relations = try ModuleCatalog.relationFieldNames(in: db)
         let schema = SearchSchema(
             moduleIdsForName: { idsByName[$0] ?? [] },
             localizedFields: { localized[$0] ?? [] },
@@ -61,16 +61,5 @@ enum SearchRoutes {
         }
         data += Data("}".utf8)
         return data
-    }
-
-    private static func relationFieldNames(in db: Database) throws -> [String: Set<String>] {
-        var result: [String: Set<String>] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT module_id, name FROM server_field WHERE field_type IN (?, ?)",
-            arguments: [FieldType.singleRelation.id, FieldType.multipleRelation.id])
-        {
-            result[row["module_id"], default: []].insert(row["name"])
-        }
-        return result
     }
 }

@@ -51,7 +51,7 @@ enum TokenRoutes {
         else { throw failure }
         let verified = try await env.logins.check(.client(id: clientId), address: address) { lane -> String? in
             let stored = try await env.database.read { db in
-                try String.fetchOne(db, sql: "SELECT secret_hash FROM server_client WHERE id = ?", arguments: [clientId])
+                try ClientRecord.secretHash(clientId: clientId, in: db)
             }
             guard let stored else { return nil }
             return await env.hashing.run(lane) { SecretHasher.verifyPassword(secret, against: stored) } ? clientId : nil

@@ -89,14 +89,7 @@ enum ServerDatabase {
     /// A clock that stays above every stamp already stored, so a wall clock set back between two
     /// runs cannot hand out stamps an earlier sync window already covered.
     static func clock(for database: DatabasePool) throws -> MonotonicClock {
-        let floor = try database.read { db in
-            try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT max(coalesce(max(createdAt), 0), coalesce(max(updatedAt), 0), coalesce(max(deletedAt), 0))
-                    FROM content_instance
-                    """) ?? 0
-        }
+        let floor = try database.read(ContentTables.latestStamp)
         return MonotonicClock(wallClock: { max(MonotonicClock.systemMilliseconds(), floor + 1) })
     }
 
