@@ -133,7 +133,7 @@ func makeNaiveDatabase(from storePath: String, at naivePath: String) throws {
             ATTACH '\(storePath)' AS store;
             CREATE TABLE instance (id TEXT PRIMARY KEY, module TEXT NOT NULL, body TEXT NOT NULL);
             INSERT INTO instance
-                SELECT i.id, i.module, json_object('createdAt', i.createdAt, 'deletedAt', i.deletedAt, 'values', json(b.values_json))
+                SELECT i.id, i.module, json_object('createdAt', i.created_at, 'deletedAt', i.deleted_at, 'values', json(b.values_json))
                 FROM store.content_instance i JOIN store.content_body b ON b.pk = i.pk ORDER BY i.pk;
             """)
 }
@@ -212,12 +212,12 @@ func run() throws {
         let joinedPredicate =
             naivePredicate
             .replacingOccurrences(of: "module = ", with: "i.module = ")
-            .replacingOccurrences(of: "json_extract(body, '$.deletedAt') IS NULL", with: "i.deletedAt IS NULL")
+            .replacingOccurrences(of: "json_extract(body, '$.deletedAt') IS NULL", with: "i.deleted_at IS NULL")
             .replacingOccurrences(of: "json_extract(body, '$.values.", with: "json_extract(b.values_json, '$.")
         let joinedSQL = """
             SELECT (SELECT count(*) FROM content_instance i JOIN content_body b ON b.pk = i.pk WHERE \(joinedPredicate)), \
             (SELECT count(*) FROM (SELECT i.id FROM content_instance i JOIN content_body b ON b.pk = i.pk \
-            WHERE \(joinedPredicate) ORDER BY i.createdAt DESC, i.id LIMIT 50));
+            WHERE \(joinedPredicate) ORDER BY i.created_at DESC, i.id LIMIT 50));
             """
         let joined = try sqliteCLITimes(path: path, sql: joinedSQL, runs: 9)
         guard joined.result == naive.result else { throw BenchError("the indexed scan found \(joined.result)") }

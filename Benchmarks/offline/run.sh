@@ -38,8 +38,8 @@ floor() {
   rm -f "$WORK/sync.json" "$WORK/floor.sqlite"
   curl -s -X POST "$URL/api/generalcontent/instance/sync" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
     -d "{\"moduleId\":\"$MODULE\",\"locale\":\"en-US\"}" -o "$WORK/sync.json"
-  sqlite3 "$WORK/floor.sqlite" "CREATE TABLE item(id TEXT PRIMARY KEY, module TEXT, name TEXT, createdAt INTEGER, body TEXT);
-    CREATE INDEX item_module ON item(module, createdAt);
+  sqlite3 "$WORK/floor.sqlite" "CREATE TABLE item(id TEXT PRIMARY KEY, module TEXT, name TEXT, created_at INTEGER, body TEXT);
+    CREATE INDEX item_module ON item(module, created_at);
     INSERT INTO item SELECT json_extract(value,'\$.id'), json_extract(value,'\$.module'), json_extract(value,'\$.name'),
       json_extract(value,'\$.createdAt'), value FROM json_each(readfile('$WORK/sync.json'), '\$.created');"
 }
@@ -77,7 +77,7 @@ SCAN="SELECT count(*) FROM item WHERE json_extract(body,'\$.values.price') >= 10
   AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%abi%');
   SELECT id FROM item WHERE json_extract(body,'\$.values.price') >= 10 AND json_extract(body,'\$.values.price') <= 500
   AND (json_extract(body,'\$.values.inStock') = 1 OR lower(json_extract(body,'\$.values.title')) LIKE '%abi%')
-  ORDER BY createdAt DESC LIMIT 50;"
+  ORDER BY created_at DESC LIMIT 50;"
 best=999999
 for _ in 1 2 3; do
   t0=$(ms); sqlite3 "$WORK/floor.sqlite" "$SCAN" > /dev/null; t=$(( $(ms) - t0 )); [ $t -lt $best ] && best=$t

@@ -76,11 +76,11 @@ read SERIAL_P50 SERIAL_P99 TRIVIAL_P50 < "$WORK/serial.txt"
 echo "   one client, 60 requests: p50 ${SERIAL_P50} ms, p99 ${SERIAL_P99} ms (HTTP + auth + routing alone: ${TRIVIAL_P50} ms)"
 
 echo "== naive json_extract full scan in sqlite3 (same DB, same predicate, page of 50 + total)"
-NAIVE_SQL="WITH m AS (SELECT i.id, i.createdAt FROM content_instance i JOIN content_body b ON b.pk = i.pk
-  WHERE i.deletedAt IS NULL
+NAIVE_SQL="WITH m AS (SELECT i.id, i.created_at FROM content_instance i JOIN content_body b ON b.pk = i.pk
+  WHERE i.deleted_at IS NULL
     AND json_extract(b.values_json, '\$.price') >= 10 AND json_extract(b.values_json, '\$.price') <= 500
     AND (json_extract(b.values_json, '\$.inStock') = 1 OR lower(json_extract(b.values_json, '\$.title')) LIKE '%abi%'))
-SELECT (SELECT count(*) FROM m) AS total, id FROM m ORDER BY createdAt DESC, id LIMIT 50;"
+SELECT (SELECT count(*) FROM m) AS total, id FROM m ORDER BY created_at DESC, id LIMIT 50;"
 NAIVE_TIMES=()
 for _ in 1 2 3 4 5; do
   START=$(date +%s%N)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HaloServer
 import XCTest
 
@@ -95,5 +96,77 @@ final class EarlierReleaseDatabasesTests: XCTestCase {
         XCTAssertTrue(names.contains("Created offline"))
         XCTAssertFalse(onServer.contains { $0["id"]?.stringValue == "871d5eace98183d474e4da5c" }, "the deletion arrived")
         XCTAssertEqual(onServer.count, 150)
+    }
+
+    /// Once opened, both files have today's schema to the character: snake_case columns only, and
+    /// the tables, indexes and triggers of files created today (a bulk load drops and re-creates
+    /// the content indexes by name from today's definitions, so they must match exactly).
+    func testDatabasesOfTheEarlierReleaseEndWithTheSchemaOfNewOnes() async throws {
+        let earlier = try await startWorkspaceServer()
+        await earlier.stop()
+        let fresh = try await OfflineTestServer.start()
+        await fresh.stop()
+        let earlierServer = try Self.schema(of: earlier.directory.appendingPathComponent("halo.sqlite"))
+        XCTAssertEqual(earlierServer, try Self.schema(of: fresh.directory.appendingPathComponent("halo.sqlite")))
+        Self.assertSnakeCase(earlierServer, expecting: ["content_instance": ["created_at", "deleted_by", "customer_id"]])
+
+        let cacheFile = try temporaryDirectory("earlier-cache").appendingPathComponent("cache.sqlite")
+        try Self.unpack("offline-cache-2fd2e5d.sqlite.gz", to: cacheFile)
+        try HaloCache(file: cacheFile).close()
+        let freshCache = try temporaryCache()
+        try freshCache.close()
+        let earlierCache = try Self.schema(of: cacheFile)
+        XCTAssertEqual(earlierCache, try Self.schema(of: freshCache.file))
+        Self.assertSnakeCase(
+            earlierCache,
+            expecting: [
+                "content_instance": ["updated_at", "published_at"], "cache_sync_state": ["sync_key", "first_sync_in_progress"],
+                "cache_sync_log": ["module_name", "sync_date"], "cache_response": ["stored_at"],
+                "cache_outbox": ["instance_id", "base_updated_at", "queued_at", "server_copy", "last_error"],
+                "cache_outbox_base": ["instance_id"],
+            ])
+        XCTAssertTrue(
+            earlierCache.objects.contains(
+                "index content_instance_deleted on content_instance: "
+                    + "CREATE INDEX content_instance_deleted ON content_instance(deleted_at) WHERE deleted_at IS NOT NULL"))
+    }
+
+    /// What `sqlite_master` holds (one line per table, index, trigger and view) and the columns of
+    /// every table.
+    struct Schema: Equatable {
+        var objects: [String]
+        var columns: [String: [String]]
+    }
+
+    static func schema(of file: URL) throws -> Schema {
+        let queue = try DatabaseQueue(path: file.path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT type, name, tbl_name, coalesce(sql, '') AS sql FROM sqlite_master ORDER BY type, name")
+            var columns: [String: [String]] = [:]
+            for row in rows where row["type"] as String == "table" {
+                let table: String = row["name"]
+                columns[table] = try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+                    .map { $0["name"] }
+            }
+            let objects = rows.map { row -> String in
+                let (type, name, table, sql): (String, String, String, String) = (row["type"], row["name"], row["tbl_name"], row["sql"])
+                return "\(type) \(name) on \(table): \(sql)"
+            }
+            return Schema(objects: objects, columns: columns)
+        }
+    }
+
+    /// Every column of our tables is snake_case, and `expecting` names some of them.
+    static func assertSnakeCase(_ schema: Schema, expecting: [String: [String]], line: UInt = #line) {
+        for (table, columns) in schema.columns where ["content_", "cache_", "server_"].contains(where: table.hasPrefix) {
+            for column in columns where column.contains(where: \.isUppercase) {
+                XCTFail("\(table).\(column) is not snake_case", line: line)
+            }
+        }
+        for (table, columns) in expecting {
+            XCTAssertTrue(Set(columns).isSubset(of: schema.columns[table] ?? []), "\(table): \(schema.columns[table] ?? [])", line: line)
+        }
     }
 }

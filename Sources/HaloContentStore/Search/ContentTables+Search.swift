@@ -110,13 +110,13 @@ extension ContentTables {
                 universe = try instanceSet("SELECT pk FROM content_instance", [], capacity: capacity, in: db)
             }
             let deleted = try instanceSet(
-                "SELECT pk FROM content_instance WHERE deletedAt IS NOT NULL", [], capacity: capacity, in: db)
+                "SELECT pk FROM content_instance WHERE deleted_at IS NOT NULL", [], capacity: capacity, in: db)
             return (universe, deleted.complement(in: universe))
         }
         var universe = RowSet(capacity: capacity)
         var live = RowSet(capacity: capacity)
         try KeyScan.forEach(
-            db.cachedStatement(sql: "SELECT pk, deletedAt IS NULL FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
+            db.cachedStatement(sql: "SELECT pk, deleted_at IS NULL FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
             arguments: [ContentReader.jsonArray(scope)], in: db
         ) { row in
             let pk = KeyScan.int64(row, 0)
@@ -165,7 +165,7 @@ extension ContentTables {
             try searched ?? Int.fetchOne(
                 db.cachedStatement(sql: "SELECT count(*) FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
                 arguments: [ContentReader.jsonArray(scope ?? [])]) ?? 0
-        let order = (sortKeys.map { "\($0.field.rawValue) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
+        let order = (sortKeys.map { "\($0.field.column) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
             .joined(separator: ", ")
         let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
         if let limit, indexedOrder, (scope?.count ?? 1) == 1,

@@ -41,7 +41,8 @@ struct FilterEvaluator {
         self.capacity = capacity
     }
 
-    /// Metadata columns `metaSearch` may name.
+    /// Metadata properties `metaSearch` may name (protocol names; `ContentSchema.metadataColumns`
+    /// gives their columns).
     static let metadataColumns: [String: MetadataColumn] = [
         "id": .text, "module": .text, "name": .text, "createdBy": .text, "updatedBy": .text, "deletedBy": .text,
         "createdAt": .date, "updatedAt": .date, "publishedAt": .date, "removedAt": .date, "archivedAt": .date,
@@ -288,67 +289,74 @@ struct FilterEvaluator {
     // MARK: - metadata
 
     private func evaluateMetadata(_ c: FilterComparison) throws -> RowSet {
-        guard let column = Self.metadataColumns[c.property] else {
+        guard let kind = Self.metadataColumns[c.property], let sql = ContentSchema.metadataColumns[c.property] else {
             let known = Self.metadataColumns.keys.sorted().joined(separator: ", ")
             throw ContentStoreError.invalidFilter("unknown metadata property \"\(c.property)\" (searchable: \(known))")
         }
-        let name = c.property
+        let column = MetadataProperty(name: c.property, sql: sql, kind: kind)
         switch c.operation {
         case .equal:
-            return try metadataEquals(name, column, c.value)
+            return try metadataEquals(column, c.value)
         case .notEqual:
-            return try metadataEquals(name, column, c.value).complement(in: universe)
+            return try metadataEquals(column, c.value).complement(in: universe)
         case .in:
-            return try metadataIn(name, column, c.value.arrayValue ?? [c.value])
+            return try metadataIn(column, c.value.arrayValue ?? [c.value])
         case .notIn:
-            return try metadataIn(name, column, c.value.arrayValue ?? [c.value]).complement(in: universe)
+            return try metadataIn(column, c.value.arrayValue ?? [c.value]).complement(in: universe)
         case .greater, .less, .greaterOrEqual, .lessOrEqual:
             guard !c.value.isNull else { return RowSet(capacity: capacity) }
-            let operand = try metadataOperand(name, column, c.value)
-            return try instances(where: "\(name) \(c.operation.wireName) ?", [operand])
+            let operand = try metadataOperand(column, c.value)
+            return try instances(where: "\(sql) \(c.operation.wireName) ?", [operand])
         case .like:
-            guard column == .text, let text = c.value.stringValue else {
-                throw ContentStoreError.invalidFilter("\"like\" cannot be used on the date \"\(name)\"")
+            guard kind == .text, let text = c.value.stringValue else {
+                throw ContentStoreError.invalidFilter("\"like\" cannot be used on the date \"\(c.property)\"")
             }
             // name has a lowercased copy (full Unicode folding); the editors' names use SQLite's ASCII folding.
-            let subject = name == "name" ? "name_folded" : name
+            let subject = c.property == "name" ? "name_folded" : sql
             return try instances(where: "\(subject) LIKE ? ESCAPE '\\'", [Self.likePattern(text)])
         case .unrecognized(let op):
             throw ContentStoreError.invalidFilter("unknown operation \"\(op)\"")
         }
     }
 
-    private func metadataEquals(_ name: String, _ column: MetadataColumn, _ value: JSONValue) throws -> RowSet {
+    /// A metadata property of a comparison: its protocol name, its SQL column and its kind.
+    private struct MetadataProperty {
+        let name: String
+        let sql: String
+        let kind: MetadataColumn
+    }
+
+    private func metadataEquals(_ column: MetadataProperty, _ value: JSONValue) throws -> RowSet {
         switch value {
-        case .null: return try instances(where: "\(name) IS NULL", [])
-        case .array(let elements): return try metadataIn(name, column, elements)
-        default: return try instances(where: "\(name) = ?", [metadataOperand(name, column, value)])
+        case .null: return try instances(where: "\(column.sql) IS NULL", [])
+        case .array(let elements): return try metadataIn(column, elements)
+        default: return try instances(where: "\(column.sql) = ?", [metadataOperand(column, value)])
         }
     }
 
-    private func metadataIn(_ name: String, _ column: MetadataColumn, _ operands: [JSONValue]) throws -> RowSet {
+    private func metadataIn(_ column: MetadataProperty, _ operands: [JSONValue]) throws -> RowSet {
         let nonNull = operands.filter { !$0.isNull }
-        var result = nonNull.count < operands.count ? try instances(where: "\(name) IS NULL", []) : RowSet(capacity: capacity)
+        var result =
+            nonNull.count < operands.count ? try instances(where: "\(column.sql) IS NULL", []) : RowSet(capacity: capacity)
         if !nonNull.isEmpty {
-            let list = try nonNull.map { try metadataOperand(name, column, $0) }
+            let list = try nonNull.map { try metadataOperand(column, $0) }
             let json =
-                column == .date
+                column.kind == .date
                 ? JSONValue.array(list.compactMap { $0 as? Double }.map(JSONValue.number)).compactJSONText
                 : JSONValue.array(list.compactMap { $0 as? String }.map(JSONValue.string)).compactJSONText
-            result.formUnion(try instances(where: "\(name) IN (SELECT value FROM json_each(?))", [json]))
+            result.formUnion(try instances(where: "\(column.sql) IN (SELECT value FROM json_each(?))", [json]))
         }
         return result
     }
 
     /// The SQL operand for a metadata comparison: ms for dates, text for the others.
-    private func metadataOperand(_ name: String, _ column: MetadataColumn, _ value: JSONValue) throws -> any DatabaseValueConvertible
-        & Sendable
-    {
-        switch column {
+    private func metadataOperand(_ column: MetadataProperty, _ value: JSONValue) throws -> any DatabaseValueConvertible & Sendable {
+        switch column.kind {
         case .date:
             if let n = value.doubleValue { return n }
             if let s = value.stringValue, let n = Self.number(fromText: s) { return n }
-            throw ContentStoreError.invalidFilter("\"\(name)\" compares with a number of milliseconds, not \(value.jsonString())")
+            throw ContentStoreError.invalidFilter(
+                "\"\(column.name)\" compares with a number of milliseconds, not \(value.jsonString())")
         case .text:
             return value.tagText
         }

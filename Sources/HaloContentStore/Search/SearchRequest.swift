@@ -126,6 +126,9 @@ public enum SegmentMode: String, Sendable, Hashable {
 /// A metadata column results can be ordered by.
 public enum SortField: String, Sendable, Hashable, CaseIterable {
     case name, createdAt, updatedAt, publishedAt, removedAt, archivedAt, deletedAt, createdBy, updatedBy, deletedBy
+
+    /// Its `content_instance` column (the raw value is the protocol's name).
+    var column: String { ContentSchema.metadataColumns[rawValue] ?? rawValue }
 }
 
 /// One "<field> asc|desc" item of the `sort` string.

@@ -5,8 +5,8 @@ import GRDB
 enum ContentReader {
     /// The select list every reader uses, in the order `instance(from:)` expects.
     static let columns = """
-        i.pk, i.id, i.module, i.name, i.createdAt, i.updatedAt, i.publishedAt, i.removedAt, i.archivedAt,
-        i.deletedAt, i.createdBy, i.updatedBy, i.deletedBy, i.customerId, i.revision,
+        i.pk, i.id, i.module, i.name, i.created_at, i.updated_at, i.published_at, i.removed_at, i.archived_at,
+        i.deleted_at, i.created_by, i.updated_by, i.deleted_by, i.customer_id, i.revision,
         b.values_json, b.tags_json, b.extra_json
         """
     /// `FROM` clause matching `columns`.

@@ -15,11 +15,18 @@ import GRDB
 ///   Clustered by instance (cheap rewrite of one instance) and indexed by (field, kind, num, str)
 ///   so every comparison is one index range. `trigram` is 1 when the string's folded text is in
 ///   `content_trigram` (see `TrigramIndex`); the others are what `like` still scans.
-/// - `content_trigram`: FTS5 trigram index of short ASCII strings, kept by triggers, so that
-///   `like` with ≥ 3 characters is an index lookup instead of a scan of every string.
+/// - `content_trigram`: FTS5 trigram index of short ASCII strings, kept in step by the writer
+///   (`TrigramIndex`), so that `like` with ≥ 3 characters is an index lookup instead of a scan
+///   of every string.
+///
+/// Columns are snake_case, as in every table of ours; the protocol's names (`createdAt`, …)
+/// stay on the wire (`metadataColumns` maps them). The first release named the metadata columns
+/// in camelCase: `content_v1` still creates them so, and `content_v2_snake_case` renames them, so
+/// that a new file and one migrated from that release end with the same schema.
 /// - `content_tag`: segmentation tags by (name, value).
 enum ContentSchema {
-    static func createTables(_ db: Database) throws {
+    /// Migration `content_v1`, as released: never edit it, files made by it exist.
+    static func createTablesV1(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE content_instance (
@@ -78,19 +85,59 @@ enum ContentSchema {
                     PRIMARY KEY (instance, ord)
                 ) WITHOUT ROWID;
                 """)
-        for index in secondaryIndexes { try db.execute(sql: index.createSQL) }
+        try db.execute(
+            sql: """
+                CREATE INDEX IF NOT EXISTS content_instance_module_created ON content_instance(module, createdAt);
+                CREATE INDEX IF NOT EXISTS content_instance_module_updated ON content_instance(module, updatedAt);
+                CREATE INDEX IF NOT EXISTS content_instance_module_deleted ON content_instance(module, deletedAt);
+                CREATE INDEX IF NOT EXISTS content_instance_created ON content_instance(createdAt);
+                CREATE INDEX IF NOT EXISTS content_instance_updated ON content_instance(updatedAt);
+                CREATE INDEX IF NOT EXISTS content_instance_deleted ON content_instance(deletedAt) WHERE deletedAt IS NOT NULL;
+                CREATE INDEX IF NOT EXISTS content_value_lookup ON content_value(field, kind, num, str, folded);
+                CREATE INDEX IF NOT EXISTS content_value_untrigrammed ON content_value(field, str, folded, kind, trigram) WHERE kind = 3 AND trigram = 0;
+                CREATE INDEX IF NOT EXISTS content_tag_lookup ON content_tag(name, value);
+                """)
     }
+
+    /// The metadata columns `content_v1` named in camelCase, with their snake_case names.
+    static let camelCaseColumnsOfV1: [(old: String, new: String)] = [
+        ("createdAt", "created_at"), ("updatedAt", "updated_at"), ("publishedAt", "published_at"),
+        ("removedAt", "removed_at"), ("archivedAt", "archived_at"), ("deletedAt", "deleted_at"),
+        ("createdBy", "created_by"), ("updatedBy", "updated_by"), ("deletedBy", "deleted_by"),
+        ("customerId", "customer_id"),
+    ]
+
+    /// Migration `content_v2_snake_case`: renames the camelCase columns of `content_instance`.
+    /// SQLite (≥ 3.25) rewrites the indexes that use them, partial-index conditions included;
+    /// the names are written unquoted, as SQLite then copies them, so that the rewritten index
+    /// definitions are the text `secondaryIndexes` creates.
+    static func renameColumnsToSnakeCase(_ db: Database) throws {
+        for (old, new) in camelCaseColumnsOfV1 {
+            try db.execute(sql: "ALTER TABLE content_instance RENAME COLUMN \(old) TO \(new)")
+        }
+    }
+
+    /// The `content_instance` column of each metadata property of the protocol (JSON keys,
+    /// `metaSearch` properties, `sort` fields).
+    static let metadataColumns: [String: String] = [
+        "id": "id", "module": "module", "name": "name", "createdAt": "created_at", "updatedAt": "updated_at",
+        "publishedAt": "published_at", "removedAt": "removed_at", "archivedAt": "archived_at",
+        "deletedAt": "deleted_at", "createdBy": "created_by", "updatedBy": "updated_by", "deletedBy": "deleted_by",
+        "customerId": "customer_id",
+    ]
 
     /// The indexes that only speed up reads (no constraint depends on them), so that a bulk load
     /// can drop them and build each in one sorted pass at the end
-    /// (`ContentTables.withSecondaryIndexesDeferred`).
+    /// (`ContentTables.withSecondaryIndexesDeferred`). Each definition is, to the character, what
+    /// SQLite keeps for the index `content_v1` made once `content_v2_snake_case` renamed its
+    /// columns (`SchemaMigrationTests`): dropping and re-creating one changes nothing.
     static let secondaryIndexes: [SecondaryIndex] = [
-        SecondaryIndex("content_instance_module_created", on: "content_instance(module, createdAt)"),
-        SecondaryIndex("content_instance_module_updated", on: "content_instance(module, updatedAt)"),
-        SecondaryIndex("content_instance_module_deleted", on: "content_instance(module, deletedAt)"),
-        SecondaryIndex("content_instance_created", on: "content_instance(createdAt)"),
-        SecondaryIndex("content_instance_updated", on: "content_instance(updatedAt)"),
-        SecondaryIndex("content_instance_deleted", on: "content_instance(deletedAt) WHERE deletedAt IS NOT NULL"),
+        SecondaryIndex("content_instance_module_created", on: "content_instance(module, created_at)"),
+        SecondaryIndex("content_instance_module_updated", on: "content_instance(module, updated_at)"),
+        SecondaryIndex("content_instance_module_deleted", on: "content_instance(module, deleted_at)"),
+        SecondaryIndex("content_instance_created", on: "content_instance(created_at)"),
+        SecondaryIndex("content_instance_updated", on: "content_instance(updated_at)"),
+        SecondaryIndex("content_instance_deleted", on: "content_instance(deleted_at) WHERE deleted_at IS NOT NULL"),
         SecondaryIndex("content_value_lookup", on: "content_value(field, kind, num, str, folded)"),
         // The strings `like` must scan even with a trigram pattern (long or non-ASCII ones); kind
         // and trigram are listed so that the scan never reads the table (covering).

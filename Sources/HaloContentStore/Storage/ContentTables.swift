@@ -6,9 +6,11 @@ import GRDB
 /// the SDK's cache wraps each sync), and may keep its own tables beside these. Every function
 /// here is synchronous and must run inside a GRDB `read`/`write` block.
 public enum ContentTables {
-    /// Registers the migrations that create the `content_*` tables.
+    /// Registers the migrations that create the `content_*` tables. New versions append
+    /// migrations; they never edit shipped ones.
     public static func registerMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("content_v1", migrate: ContentSchema.createTables)
+        migrator.registerMigration("content_v1", migrate: ContentSchema.createTablesV1)
+        migrator.registerMigration("content_v2_snake_case", migrate: ContentSchema.renameColumnsToSnakeCase)
     }
 
     // MARK: Writing
@@ -25,12 +27,12 @@ public enum ContentTables {
         try ContentWriter(db).upsertAll(instances)
     }
 
-    /// Soft-deletes an instance: sets `deletedAt` (and `deletedBy`) and returns the new state, or
+    /// Soft-deletes an instance: sets `deleted_at` (and `deleted_by`) and returns the new state, or
     /// nil when there is no such instance. An instance already deleted keeps its first deletion.
     @discardableResult
     public static func softDelete(id: String, at time: Int64, by editor: String?, in db: Database) throws -> WireInstance? {
         try db.execute(
-            sql: "UPDATE content_instance SET deletedAt = ?, deletedBy = ? WHERE id = ? AND deletedAt IS NULL",
+            sql: "UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE id = ? AND deleted_at IS NULL",
             arguments: [time, editor, id])
         return try instance(id: id, in: db)
     }
@@ -39,7 +41,7 @@ public enum ContentTables {
     @discardableResult
     public static func truncate(moduleId: String, at time: Int64, by editor: String? = nil, in db: Database) throws -> Int {
         try db.execute(
-            sql: "UPDATE content_instance SET deletedAt = ?, deletedBy = ? WHERE module = ? AND deletedAt IS NULL",
+            sql: "UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE module = ? AND deleted_at IS NULL",
             arguments: [time, editor, moduleId])
         return db.changesCount
     }
@@ -85,7 +87,7 @@ public enum ContentTables {
     /// The number of not-deleted instances of a module.
     public static func count(moduleId: String, in db: Database) throws -> Int {
         try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM content_instance WHERE module = ? AND deletedAt IS NULL",
+            db, sql: "SELECT count(*) FROM content_instance WHERE module = ? AND deleted_at IS NULL",
             arguments: [moduleId]) ?? 0
     }
 
@@ -94,7 +96,7 @@ public enum ContentTables {
         try Int64.fetchOne(
             db,
             sql: """
-                SELECT max(coalesce(max(createdAt), 0), coalesce(max(updatedAt), 0), coalesce(max(deletedAt), 0))
+                SELECT max(coalesce(max(created_at), 0), coalesce(max(updated_at), 0), coalesce(max(deleted_at), 0))
                 FROM content_instance
                 """) ?? 0
     }
@@ -104,7 +106,7 @@ public enum ContentTables {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT module, count(*) FROM content_instance WHERE deletedAt IS NULL GROUP BY module
+                SELECT module, count(*) FROM content_instance WHERE deleted_at IS NULL GROUP BY module
                 """)
         var counts: [String: Int] = [:]
         for row in rows { counts[row[0]] = row[1] }

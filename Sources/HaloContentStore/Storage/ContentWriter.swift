@@ -32,14 +32,15 @@ final class ContentWriter {
         self.db = db
         upsertInstance = try db.cachedStatement(
             sql: """
-                INSERT INTO content_instance (id, module, name, name_folded, createdAt, updatedAt, publishedAt,
-                    removedAt, archivedAt, deletedAt, createdBy, updatedBy, deletedBy, customerId, revision)
+                INSERT INTO content_instance (id, module, name, name_folded, created_at, updated_at, published_at,
+                    removed_at, archived_at, deleted_at, created_by, updated_by, deleted_by, customer_id, revision)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
-                    name_folded = excluded.name_folded, createdAt = excluded.createdAt, updatedAt = excluded.updatedAt,
-                    publishedAt = excluded.publishedAt, removedAt = excluded.removedAt, archivedAt = excluded.archivedAt,
-                    deletedAt = excluded.deletedAt, createdBy = excluded.createdBy, updatedBy = excluded.updatedBy,
-                    deletedBy = excluded.deletedBy, customerId = excluded.customerId, revision = excluded.revision
+                    name_folded = excluded.name_folded, created_at = excluded.created_at, updated_at = excluded.updated_at,
+                    published_at = excluded.published_at, removed_at = excluded.removed_at,
+                    archived_at = excluded.archived_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
+                    updated_by = excluded.updated_by, deleted_by = excluded.deleted_by, customer_id = excluded.customer_id,
+                    revision = excluded.revision
                 RETURNING pk
                 """)
         upsertBody = try db.cachedStatement(

@@ -38,15 +38,15 @@ extension ContentTables {
     /// The WHERE clause of each part of a window (0 created, 1 updated, 2 deleted). A first sync
     /// has no updates or deletions: the client has nothing yet.
     private static func changeConditions(from: Int64?) -> [(kind: Int, condition: String)] {
-        let live = "(i.deletedAt IS NULL OR i.deletedAt > :to)"
+        let live = "(i.deleted_at IS NULL OR i.deleted_at > :to)"
         let inModules = "i.module IN (SELECT value FROM json_each(:modules))"
-        let createdWindow = from == nil ? "i.createdAt <= :to" : "i.createdAt > :from AND i.createdAt <= :to"
+        let createdWindow = from == nil ? "i.created_at <= :to" : "i.created_at > :from AND i.created_at <= :to"
         let created = (0, "\(inModules) AND \(createdWindow) AND \(live)")
         guard from != nil else { return [created] }
         return [
             created,
-            (1, "\(inModules) AND i.updatedAt > :from AND i.updatedAt <= :to AND i.createdAt <= :from AND \(live)"),
-            (2, "\(inModules) AND i.deletedAt > :from AND i.deletedAt <= :to AND i.createdAt <= :from"),
+            (1, "\(inModules) AND i.updated_at > :from AND i.updated_at <= :to AND i.created_at <= :from AND \(live)"),
+            (2, "\(inModules) AND i.deleted_at > :from AND i.deleted_at <= :to AND i.created_at <= :from"),
         ]
     }
 

@@ -3,10 +3,11 @@ import HaloContentStore
 
 /// The cache's tables: the shared `content_*` tables (so offline search is the server's search)
 /// plus the SDK's own bookkeeping, all created by one `DatabaseMigrator`. New versions append
-/// migrations; they never edit shipped ones.
+/// migrations; they never edit shipped ones. Columns are snake_case (`cache_v3_snake_case`
+/// renamed the camelCase ones of the first steps).
 ///
 /// - `cache_sync_state`: per sync key (module id or name as queried): locale, last
-///   `syncTimestamp`, and whether a first sync is under way (then the module's rows are partial).
+///   `sync_timestamp`, and whether a first sync is under way (then the module's rows are partial).
 /// - `cache_sync_module`: the module ids seen under a sync key (a name may cover several ids).
 /// - `cache_sync_log`: the sync log (§14.4).
 /// - `cache_response`: answers kept for offline policies (module list, pocket, search pages).
@@ -68,6 +69,41 @@ enum CacheSchema {
         migrator.registerMigration("cache_v2_outbox_base") { db in
             try db.execute(sql: "CREATE TABLE cache_outbox_base (instanceId TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID")
         }
+        migrator.registerMigration("cache_v3_snake_case", migrate: renameColumnsToSnakeCase)
         return migrator
+    }
+
+    /// The columns `cache_v1` and `cache_v2_outbox_base` named in camelCase, by table, with their
+    /// snake_case names.
+    static let camelCaseColumnsOfV2: [(table: String, columns: [(old: String, new: String)])] = [
+        (
+            "cache_sync_state",
+            [("syncKey", "sync_key"), ("syncTimestamp", "sync_timestamp"), ("firstSyncInProgress", "first_sync_in_progress")]
+        ),
+        ("cache_sync_module", [("syncKey", "sync_key"), ("moduleId", "module_id")]),
+        (
+            "cache_sync_log",
+            [("syncKey", "sync_key"), ("moduleId", "module_id"), ("moduleName", "module_name"), ("syncDate", "sync_date")]
+        ),
+        ("cache_response", [("storedAt", "stored_at")]),
+        (
+            "cache_outbox",
+            [
+                ("instanceId", "instance_id"), ("moduleId", "module_id"), ("baseUpdatedAt", "base_updated_at"),
+                ("queuedAt", "queued_at"), ("serverCopy", "server_copy"), ("lastError", "last_error"),
+            ]
+        ),
+        ("cache_outbox_base", [("instanceId", "instance_id")]),
+    ]
+
+    /// Migration `cache_v3_snake_case`: one naming style in every table (the content tables' own
+    /// step is `content_v2_snake_case`). SQLite rewrites `cache_sync_log_key` with the new name;
+    /// names are written unquoted so the stored definitions read as if created with them.
+    static func renameColumnsToSnakeCase(_ db: Database) throws {
+        for (table, columns) in camelCaseColumnsOfV2 {
+            for (old, new) in columns {
+                try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(old) TO \(new)")
+            }
+        }
     }
 }

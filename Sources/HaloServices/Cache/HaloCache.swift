@@ -100,7 +100,7 @@ public final class HaloCache: Sendable {
         let now = HaloTimestamp.milliseconds(from: Date())
         try write { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO cache_response(key, body, storedAt) VALUES (?, ?, ?)",
+                sql: "INSERT OR REPLACE INTO cache_response(key, body, stored_at) VALUES (?, ?, ?)",
                 arguments: [key, body, now])
         }
     }
@@ -119,8 +119,8 @@ public final class HaloCache: Sendable {
     /// The answer stored under `key` and its time, if any.
     public func storedAnswer(forKey key: String) throws -> StoredAnswer? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT body, storedAt FROM cache_response WHERE key = ?", arguments: [key]).map { row in
-                StoredAnswer(body: row["body"], storedAt: HaloTimestamp.date(fromMilliseconds: Double(row["storedAt"] as Int64)))
+            try Row.fetchOne(db, sql: "SELECT body, stored_at FROM cache_response WHERE key = ?", arguments: [key]).map { row in
+                StoredAnswer(body: row["body"], storedAt: HaloTimestamp.date(fromMilliseconds: Double(row["stored_at"] as Int64)))
             }
         }
     }

@@ -54,7 +54,7 @@ extension HaloCache {
             }
         }
         try read { db in
-            for row in try Row.fetchAll(db, sql: "SELECT syncKey, moduleId FROM cache_sync_module") {
+            for row in try Row.fetchAll(db, sql: "SELECT sync_key, module_id FROM cache_sync_module") {
                 let key: String = row[0], id: String = row[1]
                 if key != id, !(schema.idsByName[key]?.contains(id) ?? false) { schema.idsByName[key, default: []].append(id) }
             }

@@ -146,7 +146,7 @@ public final class Outbox: Sendable {
     public func retry(_ entry: OutboxEntry) throws {
         try cache.write { db in
             try db.execute(
-                sql: "UPDATE cache_outbox SET state = 'pending', lastError = NULL WHERE seq = ? AND state = 'failed'",
+                sql: "UPDATE cache_outbox SET state = 'pending', last_error = NULL WHERE seq = ? AND state = 'failed'",
                 arguments: [entry.id])
             guard db.changesCount == 1 else {
                 throw HaloError.invalidInput(message: "Outbox entry \(entry.id) has not failed.")
@@ -171,7 +171,7 @@ public final class Outbox: Sendable {
             try cache.write { db in
                 try db.execute(
                     sql: """
-                        UPDATE cache_outbox SET body = ?, baseUpdatedAt = ?, state = 'pending', serverCopy = NULL, lastError = NULL
+                        UPDATE cache_outbox SET body = ?, base_updated_at = ?, state = 'pending', server_copy = NULL, last_error = NULL
                         WHERE seq = ?
                         """, arguments: [body, server.updatedAt.map(HaloTimestamp.milliseconds(from:)), entry.id])
                 if !copy.id.isEmpty { try OutboxShadow.serverCopyArrived(copy, for: instanceId, in: db) }
@@ -284,7 +284,7 @@ public final class Outbox: Sendable {
                 let outcome = result.operations.first { $0.position == position && $0.operation == Self.operation(for: entry) }
                 guard let outcome else {
                     try db.execute(
-                        sql: "UPDATE cache_outbox SET lastError = ? WHERE seq = ?",
+                        sql: "UPDATE cache_outbox SET last_error = ? WHERE seq = ?",
                         arguments: ["The batch answer did not mention this edit.", entry.id])
                     if let id = entry.instance.id { blocked.insert(id) }
                     continue
@@ -315,7 +315,7 @@ public final class Outbox: Sendable {
                     }
                 } else if let server = outcome.conflictingInstance {
                     try db.execute(
-                        sql: "UPDATE cache_outbox SET state = 'conflict', serverCopy = ?, lastError = ? WHERE seq = ?",
+                        sql: "UPDATE cache_outbox SET state = 'conflict', server_copy = ?, last_error = ? WHERE seq = ?",
                         arguments: [server.fullJSON.jsonString(sortedKeys: false), outcome.error?.message, entry.id])
                     var conflicted = entry
                     conflicted.state = .conflict(server: server)
@@ -328,7 +328,7 @@ public final class Outbox: Sendable {
                 } else {
                     let message = outcome.error?.message ?? "The server refused the edit."
                     try db.execute(
-                        sql: "UPDATE cache_outbox SET state = 'failed', lastError = ? WHERE seq = ?",
+                        sql: "UPDATE cache_outbox SET state = 'failed', last_error = ? WHERE seq = ?",
                         arguments: [message, entry.id])
                     var failed = entry
                     failed.state = .failed(message: message)
@@ -369,7 +369,7 @@ public final class Outbox: Sendable {
         update.id = created.id
         update.updatedAt = created.updatedAt
         try db.execute(
-            sql: "UPDATE cache_outbox SET kind = 'update', instanceId = ?, body = ?, baseUpdatedAt = ? WHERE seq = ?",
+            sql: "UPDATE cache_outbox SET kind = 'update', instance_id = ?, body = ?, base_updated_at = ? WHERE seq = ?",
             arguments: [
                 created.id, update.fullJSON.jsonString(sortedKeys: false),
                 created.updatedAt.map(HaloTimestamp.milliseconds(from:)), seq,
@@ -379,7 +379,7 @@ public final class Outbox: Sendable {
     private func record(error: String, on run: [OutboxEntry]) throws {
         try cache.write { db in
             for entry in run {
-                try db.execute(sql: "UPDATE cache_outbox SET lastError = ? WHERE seq = ?", arguments: [error, entry.id])
+                try db.execute(sql: "UPDATE cache_outbox SET last_error = ? WHERE seq = ?", arguments: [error, entry.id])
             }
         }
     }
@@ -393,7 +393,7 @@ public final class Outbox: Sendable {
             if let id = instance.id { try OutboxShadow.rememberServerCopy(of: id, in: db) }
             try db.execute(
                 sql: """
-                    INSERT INTO cache_outbox(kind, instanceId, moduleId, body, baseUpdatedAt, queuedAt) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO cache_outbox(kind, instance_id, module_id, body, base_updated_at, queued_at) VALUES (?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     kind.rawValue, instance.id, instance.moduleId, body,
@@ -409,7 +409,7 @@ public final class Outbox: Sendable {
     private func pendingCreate(localId: String) throws -> Int64? {
         try cache.read { db in
             try Int64.fetchOne(
-                db, sql: "SELECT seq FROM cache_outbox WHERE kind = 'create' AND instanceId = ? AND state = 'pending'",
+                db, sql: "SELECT seq FROM cache_outbox WHERE kind = 'create' AND instance_id = ? AND state = 'pending'",
                 arguments: [localId])
         }
     }
@@ -419,7 +419,7 @@ public final class Outbox: Sendable {
         try cache.read { db in
             guard
                 let newest = try Row.fetchOne(
-                    db, sql: "SELECT seq, kind, state FROM cache_outbox WHERE instanceId = ? ORDER BY seq DESC LIMIT 1",
+                    db, sql: "SELECT seq, kind, state FROM cache_outbox WHERE instance_id = ? ORDER BY seq DESC LIMIT 1",
                     arguments: [id]),
                 newest["kind"] as String == OutboxEntry.Kind.update.rawValue, newest["state"] as String == "pending"
             else { return nil }
@@ -448,15 +448,15 @@ public final class Outbox: Sendable {
         let state: OutboxEntry.State
         switch row["state"] as String {
         case "conflict":
-            let copy: String? = row["serverCopy"]
+            let copy: String? = row["server_copy"]
             state = try .conflict(server: ContentInstance(wire: JSONValue(string: copy ?? "{}")))
-        case "failed": state = .failed(message: row["lastError"] ?? "refused")
+        case "failed": state = .failed(message: row["last_error"] ?? "refused")
         default: state = .pending
         }
         let kind = OutboxEntry.Kind(rawValue: row["kind"]) ?? .update
-        let queued: Int64 = row["queuedAt"]
+        let queued: Int64 = row["queued_at"]
         return OutboxEntry(
             id: row["seq"], kind: kind, instance: instance, queuedAt: HaloTimestamp.date(fromMilliseconds: Double(queued)),
-            state: state, lastError: row["lastError"])
+            state: state, lastError: row["last_error"])
     }
 }

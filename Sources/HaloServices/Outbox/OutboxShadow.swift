@@ -18,7 +18,7 @@ enum OutboxShadow {
     static func rememberServerCopy(of id: String, in db: Database) throws {
         let held = try ContentTables.instance(id: id, in: db)
         try db.execute(
-            sql: "INSERT OR IGNORE INTO cache_outbox_base(instanceId, body) VALUES (?, ?)",
+            sql: "INSERT OR IGNORE INTO cache_outbox_base(instance_id, body) VALUES (?, ?)",
             arguments: [id, try held.map(encode)])
     }
 
@@ -26,7 +26,7 @@ enum OutboxShadow {
     /// what the cache goes back to once no edit covers it. `nil`: the server no longer has it.
     static func serverCopyArrived(_ copy: WireInstance?, for id: String, in db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO cache_outbox_base(instanceId, body) VALUES (?, ?)",
+            sql: "INSERT OR REPLACE INTO cache_outbox_base(instance_id, body) VALUES (?, ?)",
             arguments: [id, try copy.map(encode)])
     }
 
@@ -36,7 +36,7 @@ enum OutboxShadow {
         let newest = try Row.fetchOne(
             db,
             sql: """
-                SELECT kind, body FROM cache_outbox WHERE instanceId = ? AND state IN ('pending', 'conflict')
+                SELECT kind, body FROM cache_outbox WHERE instance_id = ? AND state IN ('pending', 'conflict')
                 ORDER BY seq DESC LIMIT 1
                 """, arguments: [id])
         if let newest {
@@ -48,7 +48,7 @@ enum OutboxShadow {
             }
             return
         }
-        guard let base = try Row.fetchOne(db, sql: "SELECT body FROM cache_outbox_base WHERE instanceId = ?", arguments: [id]) else {
+        guard let base = try Row.fetchOne(db, sql: "SELECT body FROM cache_outbox_base WHERE instance_id = ?", arguments: [id]) else {
             return  // no edit ever covered it: the content tables already hold the server's truth
         }
         if let body = base["body"] as String? {
@@ -57,16 +57,16 @@ enum OutboxShadow {
             try ContentTables.hardDelete(ids: [id], in: db)
         }
         let stillQueued =
-            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE instanceId = ?)", arguments: [id]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE instance_id = ?)", arguments: [id]) ?? false
         if !stillQueued {  // a failed entry keeps the copy, for when it is retried and discarded
-            try db.execute(sql: "DELETE FROM cache_outbox_base WHERE instanceId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM cache_outbox_base WHERE instance_id = ?", arguments: [id])
         }
     }
 
     /// A sync just wrote these server copies into the content tables: for instances covered by a
     /// waiting edit they become the remembered server copy, and the edit is laid over them again.
     static func syncApplied(upserts: [WireInstance], deletions: [String], in db: Database) throws {
-        let covered = Set(try String.fetchAll(db, sql: "SELECT instanceId FROM cache_outbox_base"))
+        let covered = Set(try String.fetchAll(db, sql: "SELECT instance_id FROM cache_outbox_base"))
         guard !covered.isEmpty else { return }
         for instance in upserts where covered.contains(instance.id) {
             try serverCopyArrived(instance, for: instance.id, in: db)

@@ -7,7 +7,7 @@ import HaloContentStore
 ///
 /// Consistency: each chunk is its own transaction and every chunk leaves each instance in a state
 /// the server really had (upserts and deletions are idempotent). The sync point of a module
-/// (`syncTimestamp`) only moves in the transaction that applies the answer's last chunk, so a
+/// (`sync_timestamp`) only moves in the transaction that applies the answer's last chunk, so a
 /// sync cut off anywhere is simply re-run from the previous point by the next sync. A large first
 /// sync is instead one transaction from its first chunk to the sync point (`SyncChunkWriter`).
 extension HaloCache {
@@ -21,7 +21,7 @@ extension HaloCache {
     func syncState(key: String) throws -> SyncState? {
         try read { db in
             try Row.fetchOne(
-                db, sql: "SELECT locale, syncTimestamp, firstSyncInProgress FROM cache_sync_state WHERE syncKey = ?",
+                db, sql: "SELECT locale, sync_timestamp, first_sync_in_progress FROM cache_sync_state WHERE sync_key = ?",
                 arguments: [key]
             ).map { SyncState(locale: $0[0], syncTimestamp: $0[1], firstSyncInProgress: $0[2]) }
         }
@@ -36,7 +36,7 @@ extension HaloCache {
         if let explicit = query.fromSync { return HaloTimestamp.milliseconds(from: explicit) }
         return try write { db -> Int64? in
             let state = try Row.fetchOne(
-                db, sql: "SELECT locale, syncTimestamp, firstSyncInProgress FROM cache_sync_state WHERE syncKey = ?", arguments: [key]
+                db, sql: "SELECT locale, sync_timestamp, first_sync_in_progress FROM cache_sync_state WHERE sync_key = ?", arguments: [key]
             ).map { SyncState(locale: $0[0], syncTimestamp: $0[1], firstSyncInProgress: $0[2]) }
             if let state, state.locale == locale, !state.firstSyncInProgress, let from = state.syncTimestamp {
                 return from
@@ -44,10 +44,10 @@ extension HaloCache {
             try Self.dropInstances(key: key, in: db)
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, NULL, 1)
+                    INSERT OR REPLACE INTO cache_sync_state(sync_key, locale, sync_timestamp, first_sync_in_progress) VALUES (?, ?, NULL, 1)
                     """, arguments: [key, locale])
             if let id = query.moduleId {
-                try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, id])
+                try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(sync_key, module_id) VALUES (?, ?)", arguments: [key, id])
             }
             return nil
         }
@@ -82,11 +82,11 @@ extension HaloCache {
         let timestamp = HaloTimestamp.milliseconds(from: entry.syncDate)
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO cache_sync_state(syncKey, locale, syncTimestamp, firstSyncInProgress) VALUES (?, ?, ?, 0)
+                INSERT OR REPLACE INTO cache_sync_state(sync_key, locale, sync_timestamp, first_sync_in_progress) VALUES (?, ?, ?, 0)
                 """, arguments: [key, locale, timestamp])
         try db.execute(
             sql: """
-                INSERT INTO cache_sync_log(syncKey, moduleId, moduleName, syncDate, locale, creations, updates, deletions)
+                INSERT INTO cache_sync_log(sync_key, module_id, module_name, sync_date, locale, creations, updates, deletions)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
@@ -102,20 +102,20 @@ extension HaloCache {
         if !deletions.isEmpty { try ContentTables.apply(.deleted(deletions), in: db) }
         try OutboxShadow.syncApplied(upserts: upserts, deletions: deletions, in: db)  // waiting edits stay visible
         for module in Set(upserts.map(\.module)) {
-            try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(syncKey, moduleId) VALUES (?, ?)", arguments: [key, module])
+            try db.execute(sql: "INSERT OR IGNORE INTO cache_sync_module(sync_key, module_id) VALUES (?, ?)", arguments: [key, module])
         }
     }
 
     /// The module ids synced under `key` (the id itself, or every id seen under a name).
     func syncedModuleIds(key: String, in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT moduleId FROM cache_sync_module WHERE syncKey = ? ORDER BY moduleId", arguments: [key])
+        try String.fetchAll(db, sql: "SELECT module_id FROM cache_sync_module WHERE sync_key = ? ORDER BY module_id", arguments: [key])
     }
 
     private static func dropInstances(key: String, in db: Database) throws {
-        for module in try String.fetchAll(db, sql: "SELECT moduleId FROM cache_sync_module WHERE syncKey = ?", arguments: [key]) {
+        for module in try String.fetchAll(db, sql: "SELECT module_id FROM cache_sync_module WHERE sync_key = ?", arguments: [key]) {
             try ContentTables.removeAll(moduleId: module, in: db)
         }
-        try db.execute(sql: "DELETE FROM cache_sync_module WHERE syncKey = ?", arguments: [key])
+        try db.execute(sql: "DELETE FROM cache_sync_module WHERE sync_key = ?", arguments: [key])
     }
 
     // MARK: The seed's functions (ContentManager forwards to these)
@@ -137,7 +137,7 @@ extension HaloCache {
     public func removeSyncedInstances(moduleId key: String) throws {
         try write { db in
             try Self.dropInstances(key: key, in: db)
-            try db.execute(sql: "DELETE FROM cache_sync_state WHERE syncKey = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM cache_sync_state WHERE sync_key = ?", arguments: [key])
         }
     }
 
@@ -147,8 +147,8 @@ extension HaloCache {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT moduleId, moduleName, syncDate, locale, creations, updates, deletions
-                    FROM cache_sync_log WHERE syncKey = ? ORDER BY seq
+                    SELECT module_id, module_name, sync_date, locale, creations, updates, deletions
+                    FROM cache_sync_log WHERE sync_key = ? ORDER BY seq
                     """, arguments: [key]
             ).map { row -> SyncLogEntry in
                 let locale: String? = row[3]
@@ -161,6 +161,6 @@ extension HaloCache {
 
     /// Empties the sync log of a module.
     public func clearSyncLog(moduleId key: String) throws {
-        try write { db in try db.execute(sql: "DELETE FROM cache_sync_log WHERE syncKey = ?", arguments: [key]) }
+        try write { db in try db.execute(sql: "DELETE FROM cache_sync_log WHERE sync_key = ?", arguments: [key]) }
     }
 }
