@@ -111,6 +111,8 @@ let package = Package(
             path: "Benchmarks/ContentStoreBench",
             swiftSettings: strict),
 
+        // What several test targets share: a `halo-server` child process.
+        .target(name: "HaloTestSupport", path: "Tests/HaloTestSupport", swiftSettings: strict),
         .testTarget(
             name: "HaloContentStoreTests",
             dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],
@@ -118,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "HaloServerTests",
             dependencies: [
-                "HaloServer",
+                "HaloServer", "HaloTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -130,7 +132,7 @@ let package = Package(
         // GUI tests drive real windows under Xvfb; they need the process main thread (XCTest).
         .testTarget(
             name: "HaloDeskTests",
-            dependencies: ["HaloDesk", "HaloServices", "HaloServer", "CGtk", "CAdw"],
+            dependencies: ["HaloDesk", "HaloServices", "HaloServer", "HaloTestSupport", "CGtk", "CAdw"],
             // AT-SPI drivers the tests run with python3, read from the source tree.
             exclude: ["accessibility"],
             swiftSettings: strict),

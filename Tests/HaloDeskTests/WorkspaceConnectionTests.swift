@@ -4,8 +4,8 @@ import XCTest
 
 @testable import HaloDesk
 
-/// The status area follows the last request: online while the server answers, offline (with the
-/// reason) once it does not, and errors reach the user as sentences.
+/// The status area follows the last request: online while the server answers, offline (since
+/// when, why in the tooltip) once it does not, and the workspace keeps what it showed.
 final class WorkspaceConnectionTests: XCTestCase {
     func testStatusShowsOfflineWhenTheServerIsGone() throws {
         try MainActor.assumeIsolated {
@@ -13,16 +13,19 @@ final class WorkspaceConnectionTests: XCTestCase {
             defer { harness.tearDown() }
             let view = harness.view
             XCTAssertTrue(view.statusLabel.text.hasPrefix("Online"), view.statusLabel.text)
+            XCTAssertTrue(harness.pump(timeout: 30) { view.offlineCopies.completedSyncs == 1 }, "the open module is kept")
+            let modules = view.sidebar.modules.count, rows = view.pager.totalItems
 
             let server = harness.server
             try WorkspaceHarness.wait { await server.stop() }
             view.refresh()
-            XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Offline") }, view.statusLabel.text)
+            XCTAssertTrue(harness.pump(timeout: 30) { view.statusLabel.text.hasPrefix("Offline since ") }, view.statusLabel.text)
             XCTAssertFalse(view.connection.isOnline)
-            // Refresh reloads modules and instances in parallel: wait for the modules failure too.
-            XCTAssertTrue(
-                harness.pump(timeout: 30) { harness.toasts.contains { $0.hasPrefix("Could not load the modules: ") } },
-                "\(harness.toasts)")
+            XCTAssertTrue(view.statusLabel.tooltip?.contains("Trying again automatically") ?? false, "\(view.statusLabel.tooltip ?? "")")
+            // F5 while offline reloads from the copies: the same modules and rows, and no error.
+            XCTAssertTrue(harness.pump { view.pager.totalItems == rows && view.sidebar.modules.count == modules })
+            XCTAssertTrue(harness.pump { view.statusLabel.text.contains("showing the copy from ") }, view.statusLabel.text)
+            XCTAssertFalse(harness.toasts.contains { $0.hasPrefix("Could not") }, "\(harness.toasts)")
         }
     }
 

@@ -3,6 +3,7 @@ import CGtk
 import Foundation
 import HaloServer
 import HaloServices
+import HaloTestSupport
 import XCTest
 
 @testable import HaloDesk
@@ -10,9 +11,20 @@ import XCTest
 /// A real local workspace for GUI tests: a HaloServer on loopback seeded with the demo, the app's
 /// SDK signed in as the demo editor, a `WorkspaceView` in a real window, and a second SDK client
 /// that checks what actually reached the server.
+///
+/// The server runs in the test process, or (`serverProcess: true`) as a `halo-server` child
+/// process that `killServer()` takes away with SIGKILL and `restartServer()` brings back on the
+/// same port and data, as a real outage does.
 @MainActor
 final class WorkspaceHarness {
-    let server: HaloServerInstance
+    private let inProcessServer: HaloServerInstance?
+    private var childServer: ChildServer?
+    private let serverPort: Int
+    /// The in-process server (not for a harness with `serverProcess: true`).
+    var server: HaloServerInstance {
+        guard let inProcessServer else { preconditionFailure("this harness runs halo-server as a child process") }
+        return inProcessServer
+    }
     let directory: URL
     let appCore: CoreManager
     let checker: CoreManager
@@ -21,17 +33,29 @@ final class WorkspaceHarness {
     private let toastLog = ToastLog()
     var toasts: [String] { toastLog.messages }
 
-    init() throws {
+    init(serverProcess: Bool = false) throws {
         try GUITestEnvironment.initializeGTK()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
-        let server = try Self.wait {
-            try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false))
+        let demo: DemoCredentials
+        if serverProcess {
+            let admin = try HaloServerAdmin.open(dataDirectory: serverDirectory)
+            demo = try Self.wait { try await admin.seedDemo() }
+            let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: serverDirectory)
+            serverPort = try child.waitForPort()
+            childServer = child
+            inProcessServer = nil
+        } else {
+            let server = try Self.wait {
+                try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false))
+            }
+            demo = try Self.wait { try await server.admin.seedDemo() }
+            serverPort = server.port
+            inProcessServer = server
         }
-        self.server = server
-        let demo = try Self.wait { try await server.admin.seedDemo() }
-        appCore = try Self.signedInCore(server: server, demo: demo, directory: directory.appendingPathComponent("app"))
-        checker = try Self.signedInCore(server: server, demo: demo, directory: directory.appendingPathComponent("checker"))
+        let baseURL = try XCTUnwrap(URL(string: "http://127.0.0.1:\(serverPort)"))
+        appCore = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("app"))
+        checker = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("checker"))
 
         let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: true)
         let log = toastLog
@@ -50,10 +74,26 @@ final class WorkspaceHarness {
 
     func tearDown() {
         if let dialog = view.pendingDialog { dialog.destroy() }
+        view.close()
         window.destroy()
-        let server = server
-        _ = try? Self.wait { await server.stop() }
+        if let server = inProcessServer { _ = try? Self.wait { await server.stop() } }
+        childServer?.kill()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the `halo-server` child process (SIGKILL: no goodbye to the app).
+    func killServer() {
+        childServer?.kill()
+        childServer = nil
+    }
+
+    /// Starts `halo-server` again on the same port and data.
+    func restartServer() throws {
+        precondition(inProcessServer == nil && childServer == nil, "kill the child server first")
+        let child = try ChildServer(
+            binary: try ChildServer.builtBinary(), directory: directory.appendingPathComponent("server"), port: serverPort)
+        XCTAssertEqual(try child.waitForPort(), serverPort)
+        childServer = child
     }
 
     /// Opens the module named `name` the way a click on the sidebar does and waits for its rows.
@@ -105,10 +145,10 @@ final class WorkspaceHarness {
         return try result.get()
     }
 
-    private static func signedInCore(server: HaloServerInstance, demo: DemoCredentials, directory: URL) throws -> CoreManager {
+    private static func signedInCore(baseURL: URL, demo: DemoCredentials, directory: URL) throws -> CoreManager {
         var configuration = HaloConfiguration()
         configuration.appCredentials = Credentials(clientId: demo.clientId, clientSecret: demo.clientSecret)
-        configuration.environment = .custom(server.baseURL.absoluteString)
+        configuration.environment = .custom(baseURL.absoluteString)
         configuration.dataDirectory = directory
         let core = CoreManager(configuration: configuration)
         try wait {

@@ -25,6 +25,21 @@ final class WorkspaceLargeListTests: XCTestCase {
             XCTAssertTrue(harness.pump(timeout: 30) { view.pager.totalItems == 100_000 && view.pager.isLoaded(row: 0) })
             print("first page of 100,000 shown after \(Date().timeIntervalSince(opened)) s")
             XCTAssertEqual(view.table.model.count, 100_000)
+
+            // Opening it started keeping a copy for offline use: progress and Cancel in the status
+            // area; Cancel stops it and leaves no partial copy behind.
+            let copiesBefore = view.offlineCopies.completedSyncs
+            XCTAssertTrue(
+                harness.pump(timeout: 30) { view.syncLabel.isVisible && view.syncLabel.text.hasSuffix(" of 100,000") },
+                view.syncLabel.text)
+            XCTAssertTrue(view.syncLabel.text.hasPrefix("Keeping "), view.syncLabel.text)
+            XCTAssertTrue(view.syncCancelButton.isVisible)
+            try harness.screenshots(name: "workspace-keeping-offline-copy")
+            view.syncCancelButton.click()
+            XCTAssertTrue(harness.pump { !view.syncLabel.isVisible && !view.syncCancelButton.isVisible }, view.syncLabel.text)
+            XCTAssertEqual(view.offlineCopies.completedSyncs, copiesBefore)
+            XCTAssertNil(view.offlineCopies.copyDate(moduleId: try XCTUnwrap(moduleIds.first)))
+
             harness.pump(timeout: 0.5) { false }
             // GTK 4.8 binds ~200 rows ahead of what is visible: at most the first three pages of 100.
             XCTAssertTrue(view.pager.loadedPages.isSubset(of: [0, 1, 2]), "\(view.pager.loadedPages.sorted())")

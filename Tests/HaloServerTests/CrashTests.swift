@@ -1,6 +1,7 @@
 import Foundation
 import HaloContentStore
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -72,68 +73,5 @@ final class CrashTests: XCTestCase {
             ]).utf8)
         let (data, _) = try await session.data(for: request)
         return try XCTUnwrap(try JSONValue(data: data)["access_token"]?.stringValue)
-    }
-}
-
-/// `halo-server serve --port 0` as a child process; reads the bound port from its stderr.
-final class ChildServer: @unchecked Sendable {
-    private let process = Process()
-    private let errors = Pipe()
-
-    /// The `halo-server` built next to the test bundle.
-    static func builtBinary() throws -> URL {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw TestSupportError("halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`")
-        }
-        return binary
-    }
-
-    /// `openFileLimit` starts it under `ulimit -n` (soft and hard), as a tightly set-up host would.
-    init(binary: URL, directory: URL, openFileLimit: Int? = nil) throws {
-        let arguments = ["serve", "--port", "0", "--data", directory.path, "--quiet"]
-        if let openFileLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
-        } else {
-            process.executableURL = binary
-            process.arguments = arguments
-        }
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func waitForPort(timeout: TimeInterval = 20) throws -> Int {
-        var text = ""
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
-                let digits = text[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits) { return port }
-            }
-        }
-        throw NSError(domain: "ChildServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no port in: \(text)"])
-    }
-
-    var processIdentifier: Int32 { process.processIdentifier }
-
-    /// User plus system CPU time the process has used so far, in seconds.
-    func cpuSeconds() throws -> Double {
-        let fields =
-            try String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8)
-            .split(separator: ")").last.map { $0.split(separator: " ") } ?? []
-        // After the ")" of the command name, utime and stime are the 12th and 13th fields.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HaloContentStore
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)

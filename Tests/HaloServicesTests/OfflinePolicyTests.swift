@@ -142,7 +142,7 @@ final class OfflinePolicyTests: XCTestCase {
                     return (try PaginatedContentInstances(wire: JSONValue(data: body)), body)
                 },
                 decode: { data, _ in try PaginatedContentInstances(wire: JSONValue(data: data)) },
-                local: { try cache.searchLocally(query) })
+                local: { ComputedAnswer(try cache.searchLocally(query), isComplete: true) })
         }
         let online = try await search(server.baseURL)
         XCTAssertFalse(online.instances.isEmpty)

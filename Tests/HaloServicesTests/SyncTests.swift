@@ -174,6 +174,35 @@ final class SyncTests: XCTestCase {
         try await assertCacheMatchesServer(cache, key: module, moduleIds: modules)
     }
 
+    /// `sync(_:)` awaited in a task: cancelling that task cancels the sync (an app's Cancel button
+    /// cancels the task it started, not a handle).
+    func testCancellingTheAwaitingTaskCancelsTheSync() async throws {
+        let module = try await server.admin.seedBenchmark(instances: 6_000, modules: 1)[0]
+        let cache = try temporaryCache()
+        let sync = try engine(cache)
+        let started = expectation(description: "first items received")
+        let once = OnceFlag()
+        let cancelled = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await sync.sync(SyncQuery(moduleId: module)) { progress in
+                if progress.itemsDone > 0, progress.itemsDone < 6_000, once.claim() {
+                    started.fulfill()
+                    cancelled.wait()
+                }
+            }
+        }
+        await fulfillment(of: [started], timeout: 60)
+        task.cancel()
+        cancelled.signal()
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled sync must not report success")
+        } catch let error as HaloError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        XCTAssertNil(try XCTUnwrap(cache.syncState(key: module)).syncTimestamp, "the sync point did not move")
+    }
+
     /// A first sync smaller than what the cache holds is not worth rebuilding every index for:
     /// it commits chunk by chunk, so a cancelled one keeps its committed chunks (and the indexes).
     func testFirstSyncSmallerThanTheCacheCommitsChunkByChunk() async throws {

@@ -17,13 +17,26 @@ final class PendingEditsModel {
     /// discarded (the workspace shows its rows again).
     var onCopiesChanged: @MainActor () -> Void = {}
 
+    /// Instances with an edit not yet on the server (any state), as of the last read: the list
+    /// marks their rows.
+    private(set) var unsentInstanceIds: Set<String> = []
+
     init(content: ContentManager, connection: ConnectionState) {
         self.content = content
         self.connection = connection
-        connection.readOutbox = {
+        connection.readOutbox = { [weak self] in
             guard let counts = try? content.outbox().stateCounts() else { return OutboxCounts() }
-            return OutboxCounts(waiting: counts.pending, conflicts: counts.conflicts, failed: counts.failed)
+            let outbox = OutboxCounts(waiting: counts.pending, conflicts: counts.conflicts, failed: counts.failed)
+            let ids = outbox.total == 0 ? [] : ((try? content.outbox().entries()) ?? []).compactMap(\.instance.id)
+            self?.unsentInstanceIds = Set(ids)
+            return outbox
         }
+    }
+
+    /// Whether the instance has an edit that has not reached the server.
+    func isUnsent(_ instance: ContentInstance) -> Bool {
+        guard let id = instance.id else { return false }
+        return Outbox.isLocalId(id) || unsentInstanceIds.contains(id)
     }
 
     /// Calls `handler` whenever the outbox or the sending state changed.

@@ -76,7 +76,7 @@ final class PendingEditsWindow {
             sendButton.tooltip = "Send the waiting edits to the server now"
         } else {
             let reason =
-                "The server cannot be reached" + (connection.lastError.map { " (\($0))" } ?? "")
+                "The server cannot be reached" + (connection.offlineReason.map { " (\($0))" } ?? "")
                 + ". Waiting edits are sent as soon as it answers again."
             offlineLabel.text = reason
             offlineLabel.isVisible = true

@@ -3,18 +3,16 @@ import CGtk
 import HaloServices
 
 /// The preferences window (`Resources/ui/preferences-window.ui`). Changes apply at once to the
-/// running session where they can (retries, offline policy, log level) and are remembered;
+/// running session where they can (retries, log level) and are remembered;
 /// SSL pinning applies from the next connection, and turning it off asks first.
 @MainActor
 final class PreferencesWindow {
     let window: Window
     let retriesSpin: SpinButton
     let pinningSwitch: Switch
-    let offlineRow: ComboRow
     let logLevelRow: ComboRow
     private let serverRow: Widget
 
-    static let offlinePolicies: [OfflinePolicy] = [.none, .loadAndStoreLocalData, .returnLocalDataDontLoad]
     static let logLevels: [(name: String, level: LogLevel)] = [("none", .none), ("error", .error), ("warning", .warning), ("info", .info)]
 
     init(shell: ShellController, parent: Window) throws {
@@ -22,7 +20,6 @@ final class PreferencesWindow {
         window = try builder.object("preferences_window")
         retriesSpin = try builder.object("retries_spin")
         pinningSwitch = try builder.object("pinning_switch")
-        offlineRow = try builder.object("offline_row")
         logLevelRow = try builder.object("log_level_row")
         serverRow = try builder.object("server_row")
         let switchButton: Button = try builder.object("switch_button")
@@ -33,16 +30,11 @@ final class PreferencesWindow {
             serverRow.raw.assumingMemoryBound(to: AdwPreferencesRow.self), shell.session?.title ?? "Not connected")
         retriesSpin.value = Double(settings.numberOfRetries)
         pinningSwitch.isOn = !settings.disableSSLPinning
-        offlineRow.selectedIndex = Self.offlinePolicies.firstIndex(of: settings.offlinePolicy) ?? 0
         logLevelRow.selectedIndex = Self.logLevels.firstIndex { $0.name == settings.logLevel } ?? 2
 
         retriesSpin.onValueChanged { [unowned shell, unowned self] in
             let retries = Int(self.retriesSpin.value.rounded())
             shell.updateSettings { $0.numberOfRetries = retries }
-        }
-        offlineRow.onSelectionChanged { [unowned shell, unowned self] in
-            let policy = Self.offlinePolicies[min(self.offlineRow.selectedIndex, Self.offlinePolicies.count - 1)]
-            shell.updateSettings { $0.offlinePolicy = policy }
         }
         logLevelRow.onSelectionChanged { [unowned shell, unowned self] in
             let name = Self.logLevels[min(self.logLevelRow.selectedIndex, Self.logLevels.count - 1)].name

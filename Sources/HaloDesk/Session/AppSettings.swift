@@ -14,7 +14,6 @@ struct AppSettings: Codable, Equatable {
     /// Remote server: an environment name (int, qa, stage, prod) or a base URL.
     var environment: String?
     var clientId: String?
-    var offlinePolicy: OfflinePolicy = .none
     var numberOfRetries: Int = 1
     var logLevel: String = "warning"
     var disableSSLPinning = false

@@ -22,7 +22,6 @@ enum RemoteWorkspace {
     static func open(_ choice: ServerChoice, settings: AppSettings) async throws -> CoreManager {
         let core = CoreManager(configuration: configuration(for: choice, settings: settings))
         core.numberOfRetries = settings.numberOfRetries
-        core.defaultOfflinePolicy = settings.offlinePolicy
         try await core.startup()
         return core
     }

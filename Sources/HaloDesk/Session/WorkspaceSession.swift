@@ -15,6 +15,9 @@ final class WorkspaceSession {
 
     init(core: CoreManager, title: String, isLocal: Bool) {
         self.core = core
+        // The app keeps a copy of what it shows and answers from it when the server does not
+        // (the SDK's default stays the seed's: network only).
+        core.defaultOfflinePolicy = .loadAndStoreLocalData
         self.title = title
         self.isLocal = isLocal
     }

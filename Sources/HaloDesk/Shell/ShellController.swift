@@ -117,6 +117,7 @@ final class ShellController {
 
     /// The workspace view for a signed-in session; its window actions get their shortcuts here.
     func makeWorkspaceContent(session: WorkspaceSession) throws -> Widget {
+        workspaceView?.close()
         let view = try WorkspaceView(session: session, toaster: { [unowned self] message in self.window.showToast(message) })
         workspaceView = view
         for (action, accelerators) in view.installActions(on: window.window) {
@@ -207,6 +208,7 @@ final class ShellController {
 
     private func performSignOut() {
         guard let session else { return }
+        workspaceView?.close()
         workspaceView = nil
         Task { @MainActor in
             _ = await session.core.auth.logout()
@@ -222,7 +224,6 @@ final class ShellController {
         saveSettings()
         guard let core = session?.core else { return }
         core.numberOfRetries = settings.numberOfRetries
-        core.defaultOfflinePolicy = settings.offlinePolicy
         core.logLevel = PreferencesWindow.logLevels.first { $0.name == settings.logLevel }?.level ?? .warning
     }
 

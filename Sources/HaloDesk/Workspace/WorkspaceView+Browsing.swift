@@ -10,8 +10,9 @@ extension WorkspaceView {
         let content = session.core.content
         Task { @MainActor in
             do throws(HaloError) {
-                let modules = try await content.getModules(withFields: true).modules.sorted { ($0.name ?? "") < ($1.name ?? "") }
-                self.connection.record(success: true)
+                let answer = try await content.getModules(withFields: true)
+                let modules = answer.modules.sorted { ($0.name ?? "") < ($1.name ?? "") }
+                self.connection.record(answerFrom: answer.source)
                 for module in modules where module.fields?.isEmpty == false {
                     self.fieldCatalog.declare(module)
                 }
@@ -32,7 +33,9 @@ extension WorkspaceView {
         for module in modules {
             guard let id = module.id else { continue }
             let query = SearchQuery().moduleIds([id]).pagination(page: 1, limit: 1)
-            if let result = try? await session.core.content.search(query: query) {
+            // Known to be offline: counts from the copies, without a network wait per module.
+            let policy: OfflinePolicy? = connection.isOnline ? nil : .returnLocalDataDontLoad
+            if let result = try? await session.core.content.search(query: query, offlinePolicy: policy) {
                 sidebar.setCount(result.paginationInfo.totalItems, forModuleId: id)
             }
         }
@@ -42,6 +45,7 @@ extension WorkspaceView {
         showDetail(nil)
         pager.show(moduleId: module.id, nameFilter: searchEntry.text)
         leaflet.show(listPane)
+        keepOfflineCopy()
     }
 
     /// Opens an instance by id (relation links): switches to its module and shows it.

@@ -45,6 +45,7 @@ extension WorkspaceView {
                 }
                 if self.editor.instance?.id == edited.id { self.editor.markSaved(saved, fields: self.fields(for: saved)) }
                 self.deleteButton.isSensitive = true
+                if !outcome.isPending { self.keepOfflineCopy() }
             } catch {
                 self.connection.record(error: error)
                 self.saveButton.isSensitive = true
@@ -85,6 +86,7 @@ extension WorkspaceView {
                             : "Deleted “\(instance.name)”.")
                     self.showDetail(nil)
                     self.pager.refetch()
+                    if !outcome.isPending { self.keepOfflineCopy() }
                 } catch {
                     self.connection.record(error: error)
                     self.toast("Could not delete “\(instance.name)”: \(error.description)")
@@ -131,6 +133,7 @@ extension WorkspaceView {
                 self.bulk.showReport(report)
                 self.toast(report.split(separator: "\n").first.map(String.init) ?? report)
                 self.pager.refetch()
+                self.keepOfflineCopy()
             } catch {
                 self.connection.record(error: error)
                 self.bulk.showReport("Nothing was changed: \(error.description)")

@@ -24,6 +24,11 @@ final class WorkspaceView {
     let connection = ConnectionState()
     /// The outbox, shared with the Pending Edits window.
     let pendingEdits: PendingEditsModel
+    /// The copies on this computer of the modules opened, for browsing offline.
+    let offlineCopies: OfflineCopies
+    /// "Keeping Products for offline use: 1,200 of 10,000" and its Cancel, while a sync runs.
+    let syncLabel: Label
+    let syncCancelButton: Button
     /// "3 edits pending · 1 conflict" beside the status line: opens the Pending Edits window;
     /// hidden when the outbox is empty.
     let pendingButton: Button
@@ -61,6 +66,7 @@ final class WorkspaceView {
         toast = toaster
         pager = InstancePager(content: session.core.content, connection: connection)
         pendingEdits = PendingEditsModel(content: session.core.content, connection: connection)
+        offlineCopies = OfflineCopies(content: session.core.content)
         let builder = try Builder(ui: "workspace")
         leaflet = try builder.object("leaflet")
         widget = leaflet
@@ -74,6 +80,8 @@ final class WorkspaceView {
         deleteButton = try builder.object("delete_button")
         statusLabel = try builder.object("status_label")
         pendingButton = try builder.object("pending_button")
+        syncLabel = try builder.object("sync_label")
+        syncCancelButton = try builder.object("sync_cancel_button")
         sidebarTitle = try builder.object("sidebar_title")
         detailTitle = try builder.object("detail_title")
         primaryMenuButton = try builder.object("primary_menu_button")
@@ -160,6 +168,8 @@ final class WorkspaceView {
         pendingButton.onClicked(weakly(self) { $0.showPendingEdits() })
         connection.onPendingEditsSendable = weakly(self) { $0.pendingEdits.send() }
         connection.refreshPendingEdits()
+        table.isUnsent = { [weak self] instance in self?.pendingEdits.isUnsent(instance) ?? false }
+        wireOfflineCopies()
         table.columnView.onSelectionChanged(weakly(self) { $0.selectionChanged() })
         table.columnView.onActivate(
             weakly(self) { view, _ in
@@ -211,8 +221,11 @@ final class WorkspaceView {
 
     func updateStatus() {
         var parts = [connection.summary]
+        if let copySummary { parts.append(copySummary) }
         if let total = pager.totalItems { parts.append("\(DisplayFormat.count(total)) instance\(total == 1 ? "" : "s")") }
         statusLabel.text = parts.joined(separator: " · ")
+        // A narrow pane ellipsizes the line: the tooltip has all of it, with the reason.
+        statusLabel.tooltip = ([connection.explanation] + parts.dropFirst()).joined(separator: " · ")
         let outbox = connection.outbox
         pendingButton.isVisible = outbox.total > 0
         pendingButton.label = outbox.summary ?? ""

@@ -23,6 +23,9 @@ public final class HaloCache: Sendable {
     /// Set while an `Outbox` of this cache sends: one flush at a time per cache, however many
     /// `Outbox` values the app makes, so no edit is sent twice.
     let outboxFlushing = Mutex(false)
+    /// Set while a bulk first sync holds the writer (`SyncChunkWriter`): optional writes (kept
+    /// answers) are skipped rather than queued behind it.
+    let bulkSyncWriting = Mutex(false)
 
     /// Opens (creating or rebuilding if needed) the cache of the server at `baseURL` in
     /// `$XDG_CACHE_HOME/halo-desk/`.
@@ -95,8 +98,13 @@ public final class HaloCache: Sendable {
 
     // MARK: Kept answers (offline policies)
 
-    /// Stores an answer under `key`, replacing an older one.
+    /// Stores an answer under `key`, replacing an older one (nothing while a bulk first sync
+    /// holds the writer: a kept answer only helps later, and the answer must not wait for it).
     public func storeResponse(_ body: Data, forKey key: String) throws {
+        if bulkSyncWriting.withLock({ $0 }) {
+            logger.debug("Not keeping \(key) while a first sync writes the cache.")
+            return
+        }
         let now = HaloTimestamp.milliseconds(from: Date())
         try write { db in
             try db.execute(

@@ -9,8 +9,9 @@ extension HaloCache {
     ///   without asking the network (0: always ask). It decides when to refresh, never whether to
     ///   show: offline, an answer of any age is used.
     /// - `decode`: reads a kept answer back, with when it was stored.
-    /// - `local`: an answer computed from the cache when no answer was kept (e.g. offline search
-    ///   over synced instances); nil when there is none.
+    /// - `local`: an answer computed from the cache (e.g. offline search over synced instances):
+    ///   a complete one is preferred to a kept answer, an incomplete one only used when none was
+    ///   kept; nil when the cache cannot compute one.
     ///
     /// Only transport failures (`HaloError.network`) fall back to the cache: a server that
     /// answers "no" must be heard, not hidden behind stale data.
@@ -18,7 +19,7 @@ extension HaloCache {
         policy: OfflinePolicy, key: String, timeToLive: TimeInterval = 0,
         load: () async throws -> (value: T, body: Data),
         decode: (Data, _ storedAt: Date?) throws -> T,
-        local: () throws -> T? = { nil }
+        local: () throws -> ComputedAnswer<T>? = { nil }
     ) async throws -> T {
         switch policy {
         case .none:
@@ -29,7 +30,7 @@ extension HaloCache {
             }
             do {
                 let (value, body) = try await load()
-                try storeResponse(body, forKey: key)
+                try await BlockingWork.run(name: "halo-cache-write") { [self] in try storeResponse(body, forKey: key) }
                 return value
             } catch HaloError.network(let message) {
                 logger.info("Network unavailable (\(message)); answering \(key) from the offline cache.")
@@ -42,8 +43,26 @@ extension HaloCache {
         }
     }
 
-    private func localAnswer<T>(key: String, decode: (Data, Date?) throws -> T, local: () throws -> T?) throws -> T? {
+    /// The cache's answer: a complete one computed over synced instances first (they follow
+    /// every sync and show the edits waiting in the outbox), else the answer kept for this very
+    /// request (which no later edit updates), else an incomplete computed one.
+    private func localAnswer<T>(key: String, decode: (Data, Date?) throws -> T, local: () throws -> ComputedAnswer<T>?) throws -> T? {
+        let computed = try local()
+        if let computed, computed.isComplete { return computed.value }
         if let kept = try storedAnswer(forKey: key) { return try decode(kept.body, kept.storedAt) }
-        return try local()
+        return computed?.value
+    }
+}
+
+/// An answer the cache computed (rather than kept), and whether it can be trusted over a kept
+/// one: an offline search over modules that were synced is complete; one that found nothing
+/// where nothing may have been synced is not.
+public struct ComputedAnswer<T> {
+    public var value: T
+    public var isComplete: Bool
+
+    public init(_ value: T, isComplete: Bool) {
+        self.value = value
+        self.isComplete = isComplete
     }
 }

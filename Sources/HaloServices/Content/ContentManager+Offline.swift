@@ -41,8 +41,9 @@ extension CoreManager {
     }
 
     /// Sends `call` under its offline policy (else `defaultOfflinePolicy`), keeping its answer
-    /// under `cacheKey`. `local` computes an answer body from the cache when none was kept.
-    func perform(_ call: APIRequest, cacheKey: String, local: @escaping () throws -> Data? = { nil }) async throws(HaloError)
+    /// under `cacheKey`. `local` computes an answer body from the cache (see `HaloCache.answer`).
+    func perform(_ call: APIRequest, cacheKey: String, local: @escaping () throws -> ComputedAnswer<Data>? = { nil })
+        async throws(HaloError)
         -> HTTPResponse
     {
         let policy = call.offlinePolicy ?? defaultOfflinePolicy
@@ -59,15 +60,24 @@ extension CoreManager {
                 load: {
                     let response = try await self.perform(call); return (response, response.body)
                 },
-                decode: fromCache, local: { try local().map { fromCache($0, nil) } })
+                decode: fromCache,
+                local: {
+                    try local().map { ComputedAnswer(fromCache($0.value, nil), isComplete: $0.isComplete) }
+                })
         } catch let error as HaloError { throw error } catch { throw .cache(message: "\(error)") }
     }
 
-    /// A search answer body computed over the synced instances (the `local` of a search).
-    func localSearchBody(_ body: JSONValue) throws -> Data? {
-        let page = try offlineCache().searchLocally(body: body)
+    /// A search answer body computed over the synced instances (the `local` of a search). None
+    /// when a module the search names was never synced (its rows would be missing, not absent).
+    /// Complete when every module named is synced, or, naming none, when it finds something;
+    /// an empty answer over no named module is only used when no answer was kept.
+    func localSearchBody(_ body: JSONValue) throws -> ComputedAnswer<Data>? {
+        let cache = try offlineCache()
+        let moduleIds = body["moduleIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        for id in moduleIds where try cache.lastSyncDate(moduleId: id) == nil { return nil }
+        let page = try cache.searchLocally(body: body)
         let answer: JSONValue = ["pagination": page.paginationInfo.wireJSON, "items": .array(page.instances.map(\.fullJSON))]
-        return answer.data(sortedKeys: false)
+        return ComputedAnswer(answer.data(sortedKeys: false), isComplete: !moduleIds.isEmpty || !page.instances.isEmpty)
     }
 }
 
@@ -101,6 +111,12 @@ extension ContentManager {
     /// The synced instances of a module (id or name as used in the `SyncQuery`); [] on a cache error.
     public func getSyncedInstances(moduleId: String) -> [ContentInstance] {
         (try? offlineParts().cache.getSyncedInstances(moduleId: moduleId)) ?? []
+    }
+
+    /// When the module's synced copy was last brought up to date (the server's clock); nil when
+    /// it was never synced completely, or on a cache error.
+    public func lastSyncDate(moduleId: String) -> Date? {
+        try? offlineParts().cache.lastSyncDate(moduleId: moduleId)
     }
 
     /// Forgets the synced instances of a module (its next sync is a first sync).

@@ -119,7 +119,7 @@ extension ContentManager {
         instanceId: String?,
         outbox: Outbox,
         send: () async throws(HaloError) -> ContentInstance,
-        queue: (Outbox) throws -> EditOutcome
+        queue: @escaping @Sendable (Outbox) throws -> EditOutcome
     ) async throws(HaloError) -> EditOutcome {
         let isLocal = instanceId.map(Outbox.isLocalId) ?? false
         var mustWait = isLocal
@@ -139,13 +139,13 @@ extension ContentManager {
             } catch {
                 guard case .network(let message) = error else { throw error }
                 (try? core())?.log.warning("Edit kept in the outbox, the server could not be reached: \(message)")
-                do { return try keep(in: outbox, queue) } catch let cacheError {
+                do { return try await keep(in: outbox, queue) } catch let cacheError {
                     guard CacheProblem.isCacheFailure(cacheError) else { throw cacheError }
                     throw lost(error, cacheError: cacheError)
                 }
             }
         }
-        do { return try keep(in: outbox, queue) } catch let cacheError {
+        do { return try await keep(in: outbox, queue) } catch let cacheError {
             // It cannot wait its turn: the outbox cannot be written. Sent now, ahead of the older
             // edits stuck in the cache — unless the instance exists only locally (its create is
             // among them), which the server cannot know.
@@ -161,7 +161,7 @@ extension ContentManager {
     /// cannot be written, the create is sent directly.
     private func create(_ instance: ContentInstance, through outbox: Outbox) async throws(HaloError) -> EditOutcome {
         let entry: OutboxEntry
-        do { entry = try outbox.enqueueCreate(instance) } catch {
+        do { entry = try await BlockingWork.run(name: "halo-cache-write") { try outbox.enqueueCreate(instance) } } catch {
             let failure = CacheProblem.wrap(error)
             guard CacheProblem.isCacheFailure(failure) else { throw failure }
             return try await sendWithoutCache(because: failure) { () async throws(HaloError) -> ContentInstance in
@@ -259,9 +259,13 @@ extension ContentManager {
         throw outcome.error?.haloError ?? .server(status: 400, message: "The server refused the edit.", extra: nil)
     }
 
-    private func keep(in outbox: Outbox, _ queue: (Outbox) throws -> EditOutcome) throws(HaloError) -> EditOutcome {
+    private func keep(in outbox: Outbox, _ queue: @escaping @Sendable (Outbox) throws -> EditOutcome) async throws(HaloError)
+        -> EditOutcome
+    {
         let outcome: EditOutcome
-        do { outcome = try queue(outbox) } catch let error as HaloError { throw error } catch {
+        do { outcome = try await BlockingWork.run(name: "halo-cache-write") { try queue(outbox) } } catch let error as HaloError {
+            throw error
+        } catch {
             throw .cache(message: "The edit could not be kept for later: \(error)")
         }
         cacheProblemState.withLock { $0 = nil }

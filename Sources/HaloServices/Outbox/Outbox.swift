@@ -213,14 +213,18 @@ public final class Outbox: Sendable {
                 result = try await send(run)
             } catch let error as HaloError {
                 if case .server = error {
-                    try record(error: error.description, on: run)
+                    try await BlockingWork.run(name: "halo-cache-write") { [self] in try record(error: error.description, on: run) }
                     throw error
                 }
                 report.networkError = error
-                try record(error: error.description, on: run)
+                try await BlockingWork.run(name: "halo-cache-write") { [self] in try record(error: error.description, on: run) }
                 return report
             }
-            try apply(result, to: run, report: &report, blocked: &blocked)
+            (report, blocked) = try await BlockingWork.run(name: "halo-cache-write") { [self, report, blocked] in
+                var (report, blocked) = (report, blocked)
+                try apply(result, to: run, report: &report, blocked: &blocked)
+                return (report, blocked)
+            }
         }
         return report
     }

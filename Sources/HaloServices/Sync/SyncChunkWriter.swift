@@ -150,6 +150,8 @@ final class SyncChunkWriter: @unchecked Sendable {
     }
 
     private func writeInOneTransaction(_ first: Item) throws {
+        cache.bulkSyncWriting.withLock { $0 = true }
+        defer { cache.bulkSyncWriting.withLock { $0 = false } }
         // `pool.write` directly (not `cache.write`): `Abandoned` must come out as it is.
         try cache.pool.write { db in
             try ContentTables.withSecondaryIndexesDeferred(in: db) {

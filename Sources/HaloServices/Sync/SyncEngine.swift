@@ -63,8 +63,14 @@ public final class SyncEngine: Sendable {
 
     /// Syncs one module and returns the log entries it appended. A first sync (none stored, or
     /// a locale change) is followed at once by an incremental one from its timestamp (§14.3).
+    /// Cancelling the calling task cancels the sync.
     public func sync(_ query: SyncQuery, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> [SyncLogEntry] {
-        try await start(query, progress: progress).result
+        let handle = start(query, progress: progress)
+        return try await withTaskCancellationHandler {
+            try await handle.result
+        } onCancel: {
+            handle.cancel()
+        }
     }
 
     /// Starts a sync and returns its handle at once.
@@ -102,7 +108,7 @@ public final class SyncEngine: Sendable {
         -> [SyncLogEntry]
     {
         do {
-            let from = try cache.beginSync(query)
+            let from = try await BlockingWork.run(name: "halo-cache-write") { [cache] in try cache.beginSync(query) }
             let counter = ProgressCounter()
             let first = try await request(query, from: from, number: 1, flag: flag, counter: counter, progress: progress)
             guard from == nil && query.fromSync == nil else { return [first] }

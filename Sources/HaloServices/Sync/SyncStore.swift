@@ -27,6 +27,14 @@ extension HaloCache {
         }
     }
 
+    /// When the module's copy was last brought up to date: the sync point of its last completed
+    /// sync (the server's clock), nil when it was never synced completely. An app shows it as
+    /// "the copy from 14:02".
+    public func lastSyncDate(moduleId key: String) throws -> Date? {
+        guard let state = try syncState(key: key), !state.firstSyncInProgress, let point = state.syncTimestamp else { return nil }
+        return HaloTimestamp.date(fromMilliseconds: Double(point))
+    }
+
     /// Decides the window of the next request for `query` and, for a first sync (never synced,
     /// an interrupted first sync, or a locale change), drops the module's local instances.
     /// Returns the `fromSync` to send (nil = first sync).

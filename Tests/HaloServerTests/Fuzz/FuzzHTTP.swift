@@ -1,4 +1,5 @@
 import Foundation
+import HaloTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 /// Bounded fuzzing of every route of a real `halo-server` process (a child process, so a crash

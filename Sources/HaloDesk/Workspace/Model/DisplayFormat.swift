@@ -14,6 +14,11 @@ enum DisplayFormat {
     /// "21 Nov, 22:40": when an edit was queued.
     static func dayAndTime(_ date: Date) -> String { format(date, "%-d %b, %H:%M") }
 
+    /// "14:02" today, else "3 Nov, 14:02": when something happened, as short as it can be said.
+    static func time(_ date: Date, now: Date = Date()) -> String {
+        format(date, "%F") == format(now, "%F") ? format(date, "%H:%M") : dayAndTime(date)
+    }
+
     /// 100000 → "100,000", with the locale's thousands separator ("," when the locale has none,
     /// as the C locale).
     static func count(_ value: Int) -> String {

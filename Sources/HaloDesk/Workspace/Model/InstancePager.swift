@@ -28,6 +28,8 @@ final class InstancePager {
     private(set) var sort = Sort.recentFirst
     /// Number of rows the server reported for the current query (nil until the first page came).
     private(set) var totalItems: Int?
+    /// Where the last page came from: the server, or the copy on this computer.
+    private(set) var source = AnswerSource.server
     private var pages: [Int: [ContentInstance]] = [:]
     /// When each held page was last read (a running counter): the oldest is evicted first.
     private var lastRead: [Int: Int] = [:]
@@ -130,17 +132,24 @@ final class InstancePager {
         if let totalItems, page * pageSize >= totalItems, page > 0 { return }
         loading.insert(page)
         let query = query(page: page), requested = generation, content = content
+        // Known to be offline: straight to the local copy, no network wait per page.
+        let policy: OfflinePolicy? = connection.isOnline ? nil : .returnLocalDataDontLoad
         Task { @MainActor in
             do throws(HaloError) {
-                let result = try await content.search(query: query)
+                let result = try await content.search(query: query, offlinePolicy: policy)
                 guard requested == self.generation else { return }
-                self.connection.record(success: true)
+                if policy == nil { self.connection.record(answerFrom: result.source) }
+                self.source = result.source
                 self.receive(result, page: page)
             } catch {
                 guard requested == self.generation else { return }
                 self.loading.remove(page)
                 self.connection.record(error: error)
-                self.onError?("Could not load instances: \(error.description)")
+                if case .cache = error, !self.connection.isOnline {
+                    self.onError?("This module has no copy on this computer yet: open it while the server answers to keep one.")
+                } else {
+                    self.onError?("Could not load instances: \(error.description)")
+                }
             }
         }
     }

@@ -19,6 +19,8 @@ final class InstanceTable {
     let columnView: ColumnView
     let widget: Widget
     private let pager: InstancePager
+    /// Whether a row's instance has an edit not yet on the server (its state says "Not sent").
+    var isUnsent: @MainActor (ContentInstance) -> Bool = { _ in false }
     /// Rebinding rows (splice) drops their selection; while restoring it, selection events are muted.
     private(set) var isRestoringSelection = false
 
@@ -37,7 +39,9 @@ final class InstanceTable {
         try configure(builder.object("published_column"), sortKey: SortBy.publishedAt.rawValue, numeric: true) { instance in
             instance.publishedAt.map(DisplayFormat.day) ?? "—"
         }
-        try configure(builder.object("state_column"), sortKey: nil) { InstanceState(instance: $0).label }
+        try configure(builder.object("state_column"), sortKey: nil, tooltip: true) { [weak self] instance in
+            self?.isUnsent(instance) == true ? "Not sent" : InstanceState(instance: instance).label
+        }
         try configure(builder.object("tags_column"), sortKey: nil, tooltip: true) { instance in
             instance.tagList.map { tag in tag.value.map { "\(tag.name): \($0)" } ?? tag.name }.joined(separator: ", ")
         }

@@ -20,6 +20,10 @@ public struct HaloLocale: RawRepresentable, Hashable, Sendable, Codable, Express
     /// Whether the code is one the HALO SDKs listed.
     public var isKnown: Bool { Self.knownCodes.contains(rawValue) }
 
+    /// Ours: no locale at all. A sync sent without `locale` carries every locale's text of a
+    /// localized field (as search does), which is what an offline copy that can be edited needs:
+    /// text synced in one locale cannot be sent back as the field's value.
+    public static let allLocales: HaloLocale = ""
     /// The iOS SDK's default for sync (`en-US`, PROTOCOL §14.1).
     public static let englishUnitedStates: HaloLocale = "en-US"
     public static let englishUnitedKingdom: HaloLocale = "en-GB"

@@ -41,7 +41,7 @@ public struct SyncQuery: Hashable, Sendable, HaloWireEncodable {
     public func moduleId(_ id: String) -> SyncQuery { var copy = self; copy.module = .id(id); return copy }
     /// Selects the module by name (replacing an id).
     public func moduleName(_ name: String) -> SyncQuery { var copy = self; copy.module = .name(name); return copy }
-    /// The locale of the synced texts (default `en-US`).
+    /// The locale of the synced texts (default `en-US`; `.allLocales` for every locale's text).
     public func locale(_ locale: HaloLocale) -> SyncQuery { var copy = self; copy.locale = locale; return copy }
     /// Only changes after this date (the previous result's `syncDate`); nil for a first sync.
     public func fromSync(_ date: Date?) -> SyncQuery { var copy = self; copy.fromSync = date; return copy }
@@ -69,7 +69,7 @@ public struct SyncQuery: Hashable, Sendable, HaloWireEncodable {
         case .id(let id): builder.set("moduleId", id)
         case .name(let name): builder.set("moduleName", name)
         }
-        builder.set("locale", locale.rawValue)
+        if locale != .allLocales { builder.set("locale", locale.rawValue) }
         builder.set("fromSync", fromSync)
         builder.set("toSync", toSync)
         return builder.json
