@@ -59,4 +59,34 @@ final class QueryPlanTests: XCTestCase {
             }
         }
     }
+
+    /// "Recently updated first" lists a never-updated (just created) instance by its creation,
+    /// not last; a module's page is read in index order, without sorting the module.
+    func testUpdatedAtSortDatesANeverUpdatedInstanceByItsCreationThroughAnIndex() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(
+                contentsOf: (1...200).map { n in instance(n, module: "m1", createdAt: Int64(n), updatedAt: Int64(1_000 + n)) }
+                    + [instance(201, module: "m1", createdAt: 5_000), instance(202, module: "m1", createdAt: 10)], in: db)
+            try db.execute(sql: "ANALYZE")
+        }
+        let request = SearchRequest(moduleIds: ["m1"], pagination: .init(page: 1, limit: 3), sort: "updatedAt desc")
+        var statements: [String] = []
+        try db.read { db in
+            db.trace { event in
+                if case .statement(let statement) = event { statements.append(statement.expandedSQL) }
+            }
+            let page = try ContentTables.search(request, in: db)
+            db.trace(nil)
+            XCTAssertEqual(page.items.map(\.id), [hexId(201), hexId(200), hexId(199)])
+            let last = try ContentTables.search(
+                SearchRequest(moduleIds: ["m1"], pagination: .init(page: 68, limit: 3), sort: "updatedAt desc"), in: db)
+            XCTAssertEqual(last.items.map(\.id), [hexId(202)], "created at 10, never updated: the oldest change")
+            let ordered = try XCTUnwrap(statements.first { $0.contains("ORDER BY") })
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + ordered).map { $0["detail"] as String? ?? "" }
+            XCTAssertTrue(plan.contains { $0.contains("content_instance_module_changed") }, "\(ordered)\n\(plan)")
+            XCTAssertFalse(
+                plan.contains { $0.contains("USE TEMP B-TREE FOR ORDER BY") && !$0.contains("RIGHT PART") }, "\(ordered)\n\(plan)")
+        }
+    }
 }

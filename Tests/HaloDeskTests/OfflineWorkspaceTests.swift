@@ -61,6 +61,7 @@ final class OfflineWorkspaceTests: XCTestCase {
                 "the new instance is listed at once")
             let newRow = try XCTUnwrap(Self.row(named: "Made in the outage", in: view))
             XCTAssertTrue(view.pendingEdits.isUnsent(try XCTUnwrap(view.pager.instance(at: newRow))), "marked as not sent")
+            XCTAssertEqual(newRow, 0, "recently updated first: the instance just made comes first")
 
             let renamed = try XCTUnwrap(authors.first { $0.name != "Made in the outage" })
             let renamedRow = try XCTUnwrap(Self.row(named: renamed.name, in: view))

@@ -168,6 +168,8 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(caption.hasPrefix("Thumbnail: https://res.cloudinary.com/demo/image/upload/"), caption)
             XCTAssertTrue(caption.contains("w_240") && caption.contains("h_160"), caption)
             XCTAssertTrue(harness.pump { view.pager.totalItems == 11 })
+            // Recently updated first (the default order): the new instance is the first row.
+            XCTAssertTrue(harness.pump { view.pager.instance(at: 0)?.id == created.id }, "\(view.pager.instance(at: 0)?.name ?? "-")")
         }
     }
 

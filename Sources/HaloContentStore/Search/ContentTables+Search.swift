@@ -165,7 +165,7 @@ extension ContentTables {
             try searched ?? Int.fetchOne(
                 db.cachedStatement(sql: "SELECT count(*) FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
                 arguments: [ContentReader.jsonArray(scope ?? [])]) ?? 0
-        let order = (sortKeys.map { "\($0.field.column) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
+        let order = (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
             .joined(separator: ", ")
         let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
         if let limit, indexedOrder, (scope?.count ?? 1) == 1,

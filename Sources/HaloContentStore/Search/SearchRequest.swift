@@ -129,6 +129,10 @@ public enum SortField: String, Sendable, Hashable, CaseIterable {
 
     /// Its `content_instance` column (the raw value is the protocol's name).
     var column: String { ContentSchema.metadataColumns[rawValue] ?? rawValue }
+
+    /// What results are ordered by: the column, except that "updatedAt" dates a never-updated
+    /// instance by its creation (`ContentSchema.lastChangedExpression`).
+    var orderExpression: String { self == .updatedAt ? ContentSchema.lastChangedExpression : column }
 }
 
 /// One "<field> asc|desc" item of the `sort` string.

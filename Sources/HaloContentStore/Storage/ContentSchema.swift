@@ -117,6 +117,20 @@ enum ContentSchema {
         }
     }
 
+    /// When an instance last changed: HALO leaves `updatedAt` null until the first update, so a
+    /// new instance is dated by its creation. The "updatedAt" sort orders by it (ours: the
+    /// original servers sorted a never-updated instance last, under "recently updated" too).
+    static let lastChangedExpression = "coalesce(updated_at, created_at)"
+
+    /// The index of the "updatedAt" sort within a module.
+    static let lastChangedIndex = SecondaryIndex(
+        "content_instance_module_changed", on: "content_instance(module, \(lastChangedExpression))")
+
+    /// Migration `content_v3_changed_order`: adds `lastChangedIndex`.
+    static func addLastChangedIndex(_ db: Database) throws {
+        try db.execute(sql: lastChangedIndex.createSQL)
+    }
+
     /// The `content_instance` column of each metadata property of the protocol (JSON keys,
     /// `metaSearch` properties, `sort` fields).
     static let metadataColumns: [String: String] = [
@@ -134,6 +148,7 @@ enum ContentSchema {
     static let secondaryIndexes: [SecondaryIndex] = [
         SecondaryIndex("content_instance_module_created", on: "content_instance(module, created_at)"),
         SecondaryIndex("content_instance_module_updated", on: "content_instance(module, updated_at)"),
+        lastChangedIndex,
         SecondaryIndex("content_instance_module_deleted", on: "content_instance(module, deleted_at)"),
         SecondaryIndex("content_instance_created", on: "content_instance(created_at)"),
         SecondaryIndex("content_instance_updated", on: "content_instance(updated_at)"),

@@ -11,6 +11,7 @@ public enum ContentTables {
     public static func registerMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("content_v1", migrate: ContentSchema.createTablesV1)
         migrator.registerMigration("content_v2_snake_case", migrate: ContentSchema.renameColumnsToSnakeCase)
+        migrator.registerMigration("content_v3_changed_order", migrate: ContentSchema.addLastChangedIndex)
     }
 
     // MARK: Writing
