@@ -140,20 +140,11 @@ final class SyncTests: XCTestCase {
         let module = modules[0]
         let cache = try temporaryCache()
         let sync = try engine(cache)
-        let started = expectation(description: "first items received")
-        let once = OnceFlag()
-        // The progress callback holds the sync at its first report until the test has cancelled,
-        // so the cancellation always lands mid-answer, however fast the machine is.
-        let cancelled = DispatchSemaphore(value: 0)
-        let handle = sync.start(SyncQuery(moduleId: module)) { progress in
-            if progress.itemsDone > 0, progress.itemsDone < 6_000, once.claim() {
-                started.fulfill()
-                cancelled.wait()
-            }
-        }
-        await fulfillment(of: [started], timeout: 60)
+        let hold = MidAnswerHold(self, total: 6_000)
+        let handle = sync.start(SyncQuery(moduleId: module), progress: hold.progress)
+        await fulfillment(of: [hold.started], timeout: 60)
         handle.cancel()
-        cancelled.signal()
+        hold.release()
         do {
             _ = try await handle.result
             XCTFail("a cancelled sync must not report success")
@@ -180,20 +171,11 @@ final class SyncTests: XCTestCase {
         let module = try await server.admin.seedBenchmark(instances: 6_000, modules: 1)[0]
         let cache = try temporaryCache()
         let sync = try engine(cache)
-        let started = expectation(description: "first items received")
-        let once = OnceFlag()
-        let cancelled = DispatchSemaphore(value: 0)
-        let task = Task {
-            try await sync.sync(SyncQuery(moduleId: module)) { progress in
-                if progress.itemsDone > 0, progress.itemsDone < 6_000, once.claim() {
-                    started.fulfill()
-                    cancelled.wait()
-                }
-            }
-        }
-        await fulfillment(of: [started], timeout: 60)
+        let hold = MidAnswerHold(self, total: 6_000)
+        let task = Task { try await sync.sync(SyncQuery(moduleId: module), progress: hold.progress) }
+        await fulfillment(of: [hold.started], timeout: 60)
         task.cancel()
-        cancelled.signal()
+        hold.release()
         do {
             _ = try await task.value
             XCTFail("a cancelled sync must not report success")
@@ -384,4 +366,27 @@ final class OnceFlag: @unchecked Sendable {
             defer { done = true }; return !done
         }
     }
+}
+
+/// Holds a sync at its first progress report until `release()`, so that a cancellation made
+/// meanwhile always lands mid-answer, however fast the machine is.
+private final class MidAnswerHold: Sendable {
+    let started: XCTestExpectation
+    private let total: Int
+    private let once = OnceFlag()
+    private let released = DispatchSemaphore(value: 0)
+
+    init(_ test: XCTestCase, total: Int) {
+        started = test.expectation(description: "first items received")
+        self.total = total
+    }
+
+    @Sendable func progress(_ progress: SyncProgress) {
+        if progress.itemsDone > 0, progress.itemsDone < total, once.claim() {
+            started.fulfill()
+            released.wait()
+        }
+    }
+
+    func release() { released.signal() }
 }
