@@ -93,6 +93,11 @@ final class ShellTests: XCTestCase {
             XCTAssertEqual(local.core.numberOfRetries, 3)
             XCTAssertEqual(AppSettings.load().settings.numberOfRetries, 3)
             XCTAssertEqual(local.core.defaultOfflinePolicy, .loadAndStoreLocalData, "the app keeps a local copy, with no setting to find")
+            // The local workspace's server runs in the app: no module is copied for offline use.
+            XCTAssertNotNil(workspace.pager.moduleId, "a module is open")
+            XCTAssertNil(workspace.offlineCopies.progress)
+            XCTAssertEqual(workspace.offlineCopies.completedSyncs, 0)
+            XCTAssertFalse(workspace.syncLabel.isVisible)
             preferences.pinningSwitch.isOn = false
             MainLoopBridge.iterate(until: { false }, timeout: 0.3)
             XCTAssertFalse(AppSettings.load().settings.disableSSLPinning, "turning pinning off must wait for confirmation")

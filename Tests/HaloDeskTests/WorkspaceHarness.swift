@@ -57,7 +57,9 @@ final class WorkspaceHarness {
         appCore = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("app"))
         checker = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("checker"))
 
-        let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: true)
+        // Not the app's embedded workspace: a server of its own on loopback, which can go away as
+        // a remote one can (so the workspace keeps offline copies).
+        let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: false)
         let log = toastLog
         view = try WorkspaceView(session: session, toaster: { log.messages.append($0) })
         // An AdwWindow has no title bar of its own: the panes' header bars are the window's, as in the app.

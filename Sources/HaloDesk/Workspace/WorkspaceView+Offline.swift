@@ -38,9 +38,10 @@ extension WorkspaceView {
     }
 
     /// Brings the open module's offline copy up to date (a first copy when it has none), unless
-    /// the server is known to be unreachable.
+    /// the server is known to be unreachable. Not for the local workspace: its server runs in the
+    /// app and cannot be out of reach, so a copy would only cost time and disk.
     func keepOfflineCopy() {
-        guard connection.isOnline, let id = pager.moduleId else { return }
+        guard !session.isLocal, connection.isOnline, let id = pager.moduleId else { return }
         let name = sidebar.modules.first { $0.id == id }?.name ?? "this module"
         offlineCopies.update(moduleId: id, name: name)
     }
