@@ -161,7 +161,8 @@ final class GtkWrapperTests: XCTestCase {
             URIOpener.open(address, from: nil) { outcome = .some($0) }
             MainLoopBridge.iterate(until: { outcome != nil }, timeout: 10)
             XCTAssertEqual(outcome, .some(nil), "opened without error")
-            MainLoopBridge.iterate(until: { FileManager.default.fileExists(atPath: record.path) }, timeout: 10)
+            // The shell's `>` creates the file before `printf` fills it: wait for its content.
+            MainLoopBridge.iterate(until: { (try? String(contentsOf: record, encoding: .utf8))?.isEmpty == false }, timeout: 10)
             XCTAssertEqual(try? String(contentsOf: record, encoding: .utf8), address)
         }
     }
