@@ -66,7 +66,25 @@ final class WorkspaceTests: XCTestCase {
             let before = view.completedOperations
             view.saveButton.click()
             XCTAssertEqual(harness.toasts.last, "“price” must be a number, not “cheap”.")
+            XCTAssertEqual(view.editor.problemText(field: "price"), "“price” must be a number, not “cheap”.", "said under the field")
             XCTAssertEqual(view.completedOperations, before)
+
+            // A value only the server refuses: its sentence goes under the field, in words, with
+            // no HTTP status anywhere.
+            guard case .entry(let color)? = view.editor.input(named: "color") else { return XCTFail("color should be an entry") }
+            let shownColor = color.text
+            price.text = "42.5"
+            color.text = "teal-ish"
+            var attempt = view.completedOperations
+            view.saveButton.click()
+            harness.waitForOperation(after: attempt)
+            XCTAssertEqual(view.editor.problemText(field: "color"), "Color must be a hex color such as #1a2b3c.")
+            XCTAssertNil(view.editor.problemText(field: "price"), "the earlier problem is gone")
+            XCTAssertEqual(harness.toasts.last, "Could not save “\(opened.name)”: Color must be a hex color such as #1a2b3c.")
+            XCTAssertFalse(harness.toasts.contains { $0.contains("HTTP") }, "\(harness.toasts)")
+            try harness.screenshots(name: "workspace-field-error")
+            color.text = shownColor
+            attempt = view.completedOperations
 
             // Valid edits are saved and reach the server.
             price.text = "42.5"
@@ -74,7 +92,7 @@ final class WorkspaceTests: XCTestCase {
             releaseDate.text = "2027-03-04 10:30"
             view.editor.nameEntry.text = "Renamed by the workspace test"
             view.saveButton.click()
-            harness.waitForOperation(after: before)
+            harness.waitForOperation(after: attempt)
             XCTAssertEqual(harness.toasts.last, "Saved “Renamed by the workspace test”.")
             let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.id == opened.id })
             XCTAssertEqual(onServer.name, "Renamed by the workspace test")

@@ -24,7 +24,7 @@ extension WorkspaceView {
                 await self.loadCounts(modules)
             } catch {
                 self.connection.record(error: error)
-                self.toast("Could not load the modules: \(error.description)")
+                self.toast("Could not load the modules: \(error.sentence)")
             }
         }
     }
@@ -70,7 +70,7 @@ extension WorkspaceView {
                     self.showDetail(instance)
                 } catch {
                     self.connection.record(error: error)
-                    self.toast("Could not open the related instance: \(error.description)")
+                    self.toast("Could not open the related instance: \(error.sentence)")
                 }
             }
         } onCancel: {

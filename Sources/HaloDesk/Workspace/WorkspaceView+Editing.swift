@@ -24,7 +24,11 @@ extension WorkspaceView {
     func save() {
         guard editor.instance != nil else { return }
         let edited: ContentInstance
-        do { edited = try editor.editedInstance() } catch { toast(error.description); return }
+        do { edited = try editor.editedInstance() } catch {
+            editor.showProblem(error)
+            toast(error.description)
+            return
+        }
         let content = session.core.content, isNew = editor.isNew
         saveButton.isSensitive = false
         Task { @MainActor in
@@ -49,7 +53,9 @@ extension WorkspaceView {
             } catch {
                 self.connection.record(error: error)
                 self.saveButton.isSensitive = true
-                self.toast("Could not save “\(edited.name)”: \(error.description)")
+                // A refused value is said under its field too, where it can be corrected.
+                if let problem = error.fieldProblem, self.editor.instance?.id == edited.id { self.editor.showProblem(problem) }
+                self.toast("Could not save “\(edited.name)”: \(error.sentence)")
             }
         }
     }
@@ -89,7 +95,7 @@ extension WorkspaceView {
                     if !outcome.isPending { self.keepOfflineCopy() }
                 } catch {
                     self.connection.record(error: error)
-                    self.toast("Could not delete “\(instance.name)”: \(error.description)")
+                    self.toast("Could not delete “\(instance.name)”: \(error.sentence)")
                 }
             }
         }
@@ -136,8 +142,8 @@ extension WorkspaceView {
                 self.keepOfflineCopy()
             } catch {
                 self.connection.record(error: error)
-                self.bulk.showReport("Nothing was changed: \(error.description)")
-                self.toast("The bulk change failed: \(error.description)")
+                self.bulk.showReport("Nothing was changed: \(error.sentence)")
+                self.toast("The bulk change failed: \(error.sentence)")
             }
         }
     }

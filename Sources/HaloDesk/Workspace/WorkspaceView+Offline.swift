@@ -15,7 +15,7 @@ extension WorkspaceView {
             if case .network = error {
                 view.connection.record(error: error)
             } else {
-                view.toast("\(moduleName) could not be kept for offline use: \(error.description)")
+                view.toast("\(moduleName) could not be kept for offline use: \(error.sentence)")
             }
         }
         syncCancelButton.onClicked(weakly(self) { $0.offlineCopies.cancel() })

@@ -30,48 +30,48 @@ enum FieldValueText {
         case .text, .longText, .link: return .string(text)
         case .number:
             guard let number = Double(trimmed), number.isFinite else {
-                throw FieldValueError("“\(field)” must be a number, not “\(trimmed)”.")
+                throw FieldValueError("“\(field)” must be a number, not “\(trimmed)”.", field: field)
             }
             return .number(number)
         case .boolean:
             switch trimmed.lowercased() {
             case "yes", "true", "1", "on": return .bool(true)
             case "no", "false", "0", "off": return .bool(false)
-            default: throw FieldValueError("“\(field)” must be yes or no, not “\(trimmed)”.")
+            default: throw FieldValueError("“\(field)” must be yes or no, not “\(trimmed)”.", field: field)
             }
         case .date:
             guard let date = parseDate(trimmed) else {
-                throw FieldValueError("“\(field)” must be a date like 2026-11-21 or 2026-11-21 14:30, not “\(trimmed)”.")
+                throw FieldValueError("“\(field)” must be a date like 2026-11-21 or 2026-11-21 14:30, not “\(trimmed)”.", field: field)
             }
             return .number((date.timeIntervalSince1970 * 1000).rounded())
         case .image:
             guard let url = URL(string: trimmed), url.scheme == "http" || url.scheme == "https" else {
-                throw FieldValueError("“\(field)” must be an http(s) image address.")
+                throw FieldValueError("“\(field)” must be an http(s) image address.", field: field)
             }
             return .string(trimmed)
         case .relation:
             guard FieldKind.isInstanceID(trimmed) else {
-                throw FieldValueError("“\(field)” must be an instance id (24 hexadecimal characters).")
+                throw FieldValueError("“\(field)” must be an instance id (24 hexadecimal characters).", field: field)
             }
             return .string(trimmed)
         case .relations:
             let ids = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if let bad = ids.first(where: { !FieldKind.isInstanceID($0) }) {
-                throw FieldValueError("“\(field)” must list instance ids separated by commas; “\(bad)” is not one.")
+                throw FieldValueError("“\(field)” must list instance ids separated by commas; “\(bad)” is not one.", field: field)
             }
             return .array(ids.map(JSONValue.string))
         case .list, .object, .localized:
             let value: JSONValue
             do { value = try JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8)) } catch {
-                throw FieldValueError("“\(field)” must be valid JSON.")
+                throw FieldValueError("“\(field)” must be valid JSON.", field: field)
             }
             switch (kind, value) {
             case (.list, .array), (.object, .object): return value
             case (.localized, .object(let members)) where members.values.allSatisfy({ $0.stringValue != nil }):
                 return value
-            case (.list, _): throw FieldValueError("“\(field)” must be a JSON list, like [\"a\", \"b\"].")
-            case (.localized, _): throw FieldValueError("“\(field)” must map locales to texts, like {\"en-US\": \"Hello\"}.")
-            default: throw FieldValueError("“\(field)” must be a JSON object, like {\"key\": \"value\"}.")
+            case (.list, _): throw FieldValueError("“\(field)” must be a JSON list, like [\"a\", \"b\"].", field: field)
+            case (.localized, _): throw FieldValueError("“\(field)” must map locales to texts, like {\"en-US\": \"Hello\"}.", field: field)
+            default: throw FieldValueError("“\(field)” must be a JSON object, like {\"key\": \"value\"}.", field: field)
             }
         }
     }
@@ -90,8 +90,14 @@ enum FieldValueText {
     private static func parseDate(_ text: String) -> Date? { DisplayFormat.parseDate(text) }
 }
 
-/// An edited value that does not fit its field; `description` is a sentence for the user.
+/// What is wrong with an edit, in the user's words, and the field it is about (nil: the edit as
+/// a whole, e.g. a missing name). The one shape of field errors in the app: the editor shows it
+/// under its field, whether the app or the server found it (`HaloError.fieldProblem`).
 struct FieldValueError: Error, Equatable, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    let field: String?
+    init(_ description: String, field: String? = nil) {
+        self.description = description
+        self.field = field
+    }
 }

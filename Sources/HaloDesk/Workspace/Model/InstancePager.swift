@@ -148,7 +148,7 @@ final class InstancePager {
                 if case .cache = error, !self.connection.isOnline {
                     self.onError?("This module has no copy on this computer yet: open it while the server answers to keep one.")
                 } else {
-                    self.onError?("Could not load instances: \(error.description)")
+                    self.onError?("Could not load instances: \(error.sentence)")
                 }
             }
         }

@@ -38,6 +38,8 @@ final class InstanceEditor {
     private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
     /// Related-instance buttons by instance id (labels become names once resolved).
     private(set) var relationButtons: [String: [Button]] = [:]
+    /// Under each field, what is wrong with its value (hidden while nothing is).
+    private var problemLabels: [String: Label] = [:]
     /// The thumbnail under each image field's entry, by field name.
     private(set) var imagePreviews: [String: ImagePreview] = [:]
     /// What each image field's caption says (the image or its Cloudinary thumbnail address).
@@ -80,6 +82,7 @@ final class InstanceEditor {
         fieldsBox.removeAll()
         inputs = []
         relationButtons = [:]
+        problemLabels = [:]
         discardImagePreviews()
 
         headerTitle = isNew ? "New Instance" : (instance.name.isEmpty ? "Untitled" : instance.name)
@@ -92,6 +95,10 @@ final class InstanceEditor {
             let value = instance.values[field.name]
             let input = makeInput(for: field, value: value)
             fieldsBox.append(input.widget)
+            let problem = Label("", classes: ["error", "caption"], wrap: true)
+            problem.isVisible = false
+            fieldsBox.append(problem)
+            problemLabels[field.name] = problem
             inputs.append((field, input))
             extras(for: field, value: value, input: input).forEach(fieldsBox.append)
         }
@@ -114,6 +121,27 @@ final class InstanceEditor {
             }
         }
         return edited
+    }
+
+    /// Shows `problem` under its field and moves the keyboard there; false when it names no
+    /// field on screen (the caller says it elsewhere).
+    @discardableResult
+    func showProblem(_ problem: FieldValueError) -> Bool {
+        clearProblems()
+        guard let field = problem.field, let label = problemLabels[field] else { return false }
+        label.text = problem.description
+        label.isVisible = true
+        input(named: field)?.widget.grabFocus()
+        return true
+    }
+
+    /// What is shown under the field named `name`, nil when nothing is (tests).
+    func problemText(field name: String) -> String? {
+        problemLabels[name].flatMap { $0.isVisible ? $0.text : nil }
+    }
+
+    func clearProblems() {
+        problemLabels.values.forEach { $0.isVisible = false }
     }
 
     /// The input for the field named `name` (tests and keyboard focus).
