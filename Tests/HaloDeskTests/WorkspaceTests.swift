@@ -202,10 +202,14 @@ final class WorkspaceTests: XCTestCase {
             view.table.columnView.select([0, 1, 2, 3])
             XCTAssertTrue(harness.pump { view.bulk.fields.contains { $0.name == "price" } })
 
-            // Another client deletes one of them meanwhile: the batch reports that item, the rest succeed.
-            let gone = chosen[2]
+            // Another client deletes two of them meanwhile: the batch reports both under one reason,
+            // the rest succeed.
+            let (gone, alsoGone) = (chosen[2], chosen[3])
             let checker = harness.checker
-            _ = try WorkspaceHarness.wait { try await checker.content.delete(instanceId: gone.id ?? "") }
+            _ = try WorkspaceHarness.wait {
+                _ = try await checker.content.delete(instanceId: gone.id ?? "")
+                _ = try await checker.content.delete(instanceId: alsoGone.id ?? "")
+            }
 
             let priceIndex = try XCTUnwrap(view.bulk.fields.firstIndex { $0.name == "price" })
             view.bulk.fieldChooser.selectedIndex = priceIndex
@@ -218,13 +222,16 @@ final class WorkspaceTests: XCTestCase {
             view.bulk.applyButton.click()
             harness.waitForOperation(after: before)
             let report = view.bulk.report.text
-            XCTAssertTrue(report.hasPrefix("3 of 4 updated."), report)
-            // The list reloads (one instance is gone) and the report stays visible.
-            XCTAssertTrue(harness.pump { view.pager.totalItems == 149 && view.pager.isLoaded(row: 0) })
+            let lines = report.split(separator: "\n").map(String.init)
+            XCTAssertEqual(lines.first, "2 of 4 updated.")
+            XCTAssertEqual(lines.count, 2, report)
+            XCTAssertTrue(lines.last?.hasSuffix(": “\(gone.name)”, “\(alsoGone.name)”") ?? false, report)
+            XCTAssertFalse(report.contains("HTTP"), report)
+            // The list reloads (two instances are gone) and the report stays visible.
+            XCTAssertTrue(harness.pump { view.pager.totalItems == 148 && view.pager.isLoaded(row: 0) })
             XCTAssertEqual(view.visibleDetail, .bulk)
-            XCTAssertTrue(report.contains("• “\(gone.name)”:"), report)
             let products = try harness.serverInstances(module: "Products")
-            for instance in chosen where instance.id != gone.id {
+            for instance in chosen where instance.id != gone.id && instance.id != alsoGone.id {
                 XCTAssertEqual(products.first { $0.id == instance.id }?.values["price"], .number(9.99), instance.name)
             }
 
@@ -237,10 +244,10 @@ final class WorkspaceTests: XCTestCase {
             try XCTUnwrap(view.pendingDialog).respond("delete")
             harness.waitForOperation(after: before)
             XCTAssertTrue(view.bulk.report.text.hasPrefix("3 of 3 deleted."), view.bulk.report.text)
-            XCTAssertTrue(harness.pump { view.pager.totalItems == 146 })
+            XCTAssertTrue(harness.pump { view.pager.totalItems == 145 })
             XCTAssertEqual(view.visibleDetail, .bulk, "the report stays on screen after the list reloads")
             let left = try harness.serverInstances(module: "Products")
-            XCTAssertEqual(left.count, 149 - 3)
+            XCTAssertEqual(left.count, 148 - 3)
             XCTAssertTrue(toDelete.allSatisfy { deleted in !left.contains { $0.id == deleted.id } })
         }
     }

@@ -54,17 +54,31 @@ final class BulkPanel {
 
 /// The per-item outcome of a bulk operation, as text.
 enum BulkReport {
-    /// "3 of 4 updated." then "• “Name”: reason" for each failure; `names` maps position → name.
+    /// At most this many names are listed under one reason ("and 12 more").
+    static let namesPerReason = 5
+
+    /// "3 of 4 updated." then one line per reason, in the order the reasons first occur:
+    /// "• The instance does not exist: “A”, “B”"; `names` maps position → name.
     static func text(verb: String, result: BatchResult, names: [String], skipped: [String] = []) -> String {
         let succeeded = result.succeeded.count
         let total = names.count + skipped.count
-        var lines = ["\(succeeded) of \(total) \(verb)."]
+        var reasons: [String] = []
+        var namesByReason: [String: [String]] = [:]
+        func add(_ name: String, _ reason: String) {
+            if namesByReason[reason] == nil { reasons.append(reason) }
+            namesByReason[reason, default: []].append(name)
+        }
         for failure in result.failed.sorted(by: { $0.position < $1.position }) {
             let name = names.indices.contains(failure.position) ? names[failure.position] : "Item \(failure.position + 1)"
-            let reason = failure.error.map { "\($0.message) (HTTP \($0.status))" } ?? "failed without a reason"
-            lines.append("• “\(name)”: \(reason)")
+            add(name, failure.error.map { $0.haloError.sentence } ?? "Failed without a reason")
         }
-        for name in skipped { lines.append("• “\(name)”: not loaded yet, skipped") }
-        return lines.joined(separator: "\n")
+        for name in skipped { add(name, "Not loaded yet, skipped") }
+        let lines = reasons.map { reason -> String in
+            let all = namesByReason[reason] ?? []
+            let listed = all.prefix(namesPerReason).map { "“\($0)”" }.joined(separator: ", ")
+            let more = all.count > namesPerReason ? " and \(all.count - namesPerReason) more" : ""
+            return "• \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): \(listed)\(more)"
+        }
+        return (["\(succeeded) of \(total) \(verb)."] + lines).joined(separator: "\n")
     }
 }
