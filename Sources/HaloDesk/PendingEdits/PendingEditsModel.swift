@@ -27,8 +27,7 @@ final class PendingEditsModel {
         connection.readOutbox = { [weak self] in
             guard let counts = try? content.outbox().stateCounts() else { return OutboxCounts() }
             let outbox = OutboxCounts(waiting: counts.pending, conflicts: counts.conflicts, failed: counts.failed)
-            let ids = outbox.total == 0 ? [] : ((try? content.outbox().entries()) ?? []).compactMap(\.instance.id)
-            self?.unsentInstanceIds = Set(ids)
+            self?.unsentInstanceIds = outbox.total == 0 ? [] : (try? content.outbox().instanceIds()) ?? []
             return outbox
         }
     }

@@ -30,10 +30,6 @@ extension HaloError {
     /// A sentence for a toast or a banner.
     var sentence: String {
         switch self {
-        // The server's own words name ids ("Instance 5f… not found"): said generally instead, so
-        // that a bulk report can group the failures that share a cause.
-        case .server(404, _, _): return "It no longer exists on the server."
-        case .server(403, _, _): return "This account may not make that change."
         case .server(_, let message, _):
             return fieldProblem?.description ?? message
         case .invalidResponse: return "The server sent an answer HaloDesk cannot read."

@@ -109,6 +109,14 @@ public final class Outbox: Sendable {
         try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE state = 'pending')") ?? false }
     }
 
+    /// The instances with an entry in the outbox, in any state (local ids for creations not sent
+    /// yet), read without decoding any entry.
+    public func instanceIds() throws -> Set<String> {
+        try cache.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT DISTINCT instance_id FROM cache_outbox WHERE instance_id IS NOT NULL"))
+        }
+    }
+
     /// How many entries are in each state, counted by SQLite (cheap enough to ask after every
     /// request: no entry is decoded).
     public func stateCounts() throws -> (pending: Int, conflicts: Int, failed: Int) {

@@ -50,7 +50,9 @@ final class ConnectionState {
     /// A cheap request that tells whether the server answers (true) or not (false).
     var probe: (@MainActor () async -> Bool)?
     /// The longest wait between two probes.
-    var maximumProbeDelay: Duration = .seconds(15)
+    private let maximumProbeDelay: Duration = .seconds(15)
+    /// Why an answer taken from the cache, or an edit kept for later, means offline.
+    private static let noAnswer = "The server does not answer"
     private var probeTask: Task<Void, Never>?
 
     /// The server answered.
@@ -70,7 +72,7 @@ final class ConnectionState {
     /// failed and the SDK fell back to the local copy.
     func record(answerFrom source: AnswerSource) {
         if source.isFromCache {
-            recordUnreachable(reason: "The server does not answer")
+            recordUnreachable(reason: Self.noAnswer)
         } else {
             record(success: true)
         }
@@ -79,7 +81,7 @@ final class ConnectionState {
     /// An edit either reached the server or waits in the outbox because it could not.
     func record(outcome: EditOutcome) {
         if outcome.isPending {
-            if isOnline { recordUnreachable(reason: "The server does not answer") }
+            if isOnline { recordUnreachable(reason: Self.noAnswer) }
             refreshPendingEdits()
             onChange?()
         } else {

@@ -25,12 +25,6 @@ final class OfflineCopies {
             guard let totalItems, totalItems > 0 else { return verb + "…" }
             return "\(verb): \(DisplayFormat.count(min(itemsDone, totalItems))) of \(DisplayFormat.count(totalItems))"
         }
-
-        /// 0…1, nil when the server did not say how many items come.
-        var fraction: Double? {
-            guard let totalItems, totalItems > 0 else { return nil }
-            return min(1, Double(itemsDone) / Double(totalItems))
-        }
     }
 
     private let content: ContentManager
@@ -46,6 +40,9 @@ final class OfflineCopies {
     var onFailure: @MainActor (_ moduleName: String, _ error: HaloError) -> Void = { _, _ in }
     /// Completed syncs since start (tests wait on it).
     private(set) var completedSyncs = 0
+    /// Each module's copy date as last read from the cache: the status line asks on every
+    /// update, and only a completed sync of ours changes it.
+    private var knownCopyDates: [String: Date?] = [:]
 
     init(content: ContentManager) {
         self.content = content
@@ -53,7 +50,10 @@ final class OfflineCopies {
 
     /// When the module's copy was last brought up to date (nil: no copy).
     func copyDate(moduleId: String) -> Date? {
-        content.lastSyncDate(moduleId: moduleId)
+        if let known = knownCopyDates[moduleId] { return known }
+        let date = content.lastSyncDate(moduleId: moduleId)
+        knownCopyDates[moduleId] = date
+        return date
     }
 
     /// Brings the module's copy up to date (a first copy when there is none), after the syncs
@@ -102,6 +102,7 @@ final class OfflineCopies {
     private func finish(moduleId: String, name: String, failure: HaloError?) {
         switch failure {
         case nil:
+            knownCopyDates[moduleId] = nil  // read again
             completedSyncs += 1
             onUpdated(moduleId)
         case .cancelled?: break

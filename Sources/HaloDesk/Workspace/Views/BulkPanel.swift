@@ -70,7 +70,7 @@ enum BulkReport {
         }
         for failure in result.failed.sorted(by: { $0.position < $1.position }) {
             let name = names.indices.contains(failure.position) ? names[failure.position] : "Item \(failure.position + 1)"
-            add(name, failure.error.map { $0.haloError.sentence } ?? "Failed without a reason")
+            add(name, failure.error.map(reason(of:)) ?? "Failed without a reason")
         }
         for name in skipped { add(name, "Not loaded yet, skipped") }
         let lines = reasons.map { reason -> String in
@@ -80,5 +80,15 @@ enum BulkReport {
             return "• \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): \(listed)\(more)"
         }
         return (["\(succeeded) of \(total) \(verb)."] + lines).joined(separator: "\n")
+    }
+
+    /// Why one operation of the batch failed, said so that failures with one cause group: the
+    /// server's words for a missing instance or a missing right name the instance's id.
+    private static func reason(of error: BatchOperationError) -> String {
+        switch error.status {
+        case 404: return "It no longer exists on the server"
+        case 403: return "This account may not make that change"
+        default: return error.haloError.sentence
+        }
     }
 }
