@@ -111,7 +111,7 @@ let package = Package(
             path: "Benchmarks/ContentStoreBench",
             swiftSettings: strict),
 
-        // What several test targets share: a `halo-server` child process.
+        // What several test targets share: a `halo-server` child process, TLS servers made with OpenSSL.
         .target(name: "HaloTestSupport", path: "Tests/HaloTestSupport", swiftSettings: strict),
         .testTarget(
             name: "HaloContentStoreTests",
@@ -127,7 +127,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HaloServicesTests",
-            dependencies: ["HaloServices", "HaloServer", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "HaloServices", "HaloServer", "HaloTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict),
         // GUI tests drive real windows under Xvfb; they need the process main thread (XCTest).
         .testTarget(

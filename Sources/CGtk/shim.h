@@ -66,6 +66,18 @@ static inline void halo_object_set_string(gpointer object, const char *name, con
     g_object_set(object, name, value, NULL);
 }
 
+// --- Clipboard (G_TYPE_STRING is a macro) --------------------------------------------------------
+// The text this process put on the clipboard (another app's needs an async read); free with g_free.
+static inline char *halo_clipboard_local_text(GdkClipboard *clipboard) {
+    GdkContentProvider *content = gdk_clipboard_get_content(clipboard);
+    if (content == NULL) return NULL;
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_STRING);
+    char *text = gdk_content_provider_get_value(content, &value, NULL) ? g_value_dup_string(&value) : NULL;
+    g_value_unset(&value);
+    return text;
+}
+
 // --- libdispatch main queue <-> GLib main loop -------------------------------------------------
 // What Foundation's run loop uses on Linux: an eventfd that becomes readable when the main queue
 // has work, and the function that drains it. See Sources/HaloDesk/Gtk/MainLoopBridge.swift.

@@ -119,6 +119,14 @@ final class ShellTests: XCTestCase {
                 await local.close(); closed.isSet = true
             }
             MainLoopBridge.iterate(until: { closed.isSet }, timeout: 10)
+
+            // With the server gone, signing in says so in words; libcurl's wording stays in the log.
+            local.core.numberOfRetries = 0
+            signIn.passwordRow.text = rightPassword
+            signIn.signInButton.click()
+            XCTAssertTrue(
+                MainLoopBridge.iterate(until: { signIn.errorLabel.text == "The server cannot be reached." }, timeout: 30),
+                signIn.errorLabel.text)
         }
     }
 

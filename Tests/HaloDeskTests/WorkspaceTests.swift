@@ -104,6 +104,41 @@ final class WorkspaceTests: XCTestCase {
         }
     }
 
+    /// Rows whose data arrives again (a page refetched, an offline copy brought up to date, a
+    /// save) are filled in place: the keyboard focus stays on the list row it was on, so Space
+    /// does not reach the Delete button and End / Page Down keep moving in the list.
+    func testKeyboardFocusStaysInTheListWhenRowsAreRefreshed() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Authors")
+            let root = try XCTUnwrap(gtk_widget_get_root(view.table.columnView.widget))
+            let list = view.table.columnView.widget
+            func focusIsInTheList() -> Bool {
+                guard let focus = gtk_root_get_focus(root) else { return false }
+                return gtk_widget_is_ancestor(focus, list) != 0
+            }
+            // As a click does: the row takes the focus, then the selection follows.
+            XCTAssertTrue(view.table.columnView.grabFocus())
+            XCTAssertTrue(harness.pump { focusIsInTheList() })
+            let focusedRow = gtk_root_get_focus(root)
+            view.table.columnView.select([0])
+            XCTAssertTrue(harness.pump { view.editor.instance?.id == view.pager.instance(at: 0)?.id })
+            XCTAssertTrue(focusIsInTheList(), "opening the instance leaves the focus on its row")
+            XCTAssertEqual(gtk_root_get_focus(root), focusedRow)
+
+            // Every loaded row gets new data.
+            view.pager.refetch()
+            XCTAssertTrue(harness.pump { view.pager.instance(at: 0) != nil })
+            MainLoopBridge.iterate(until: { false }, timeout: 0.3)
+            XCTAssertTrue(focusIsInTheList(), "the focus left the list")
+            XCTAssertFalse(gtk_root_get_focus(root) == view.deleteButton.widget, "Space would open the delete dialog")
+            XCTAssertEqual(gtk_root_get_focus(root), focusedRow, "the same row keeps the focus")
+            XCTAssertEqual(view.table.columnView.selectedPositions, [0])
+        }
+    }
+
     func testUnsavedChangesGuardAndDeleteAfterConfirmation() throws {
         try MainActor.assumeIsolated {
             let harness = try WorkspaceHarness()

@@ -1,4 +1,5 @@
 import Foundation
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServices

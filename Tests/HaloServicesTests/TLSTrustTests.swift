@@ -1,4 +1,5 @@
 import Foundation
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServices
@@ -82,8 +83,11 @@ final class TLSTrustTests: XCTestCase {
         XCTAssertEqual(presented.subject, "CN = 127.0.0.1")
 
         // Pin This Certificate: the file lands in the folder and the self-signed server connects.
-        let file = try selfSignedCore.pinCertificate(presented)
-        XCTAssertEqual(file, pins.appendingPathComponent("127.0.0.1.pem"))
+        XCTAssertFalse(selfSignedCore.isPinned(presented))
+        let pin = try selfSignedCore.pinCertificate(presented)
+        XCTAssertEqual(pin.file, pins.appendingPathComponent("127.0.0.1.pem"))
+        XCTAssertNil(pin.replaced, "nothing was pinned for this host before")
+        XCTAssertTrue(selfSignedCore.isPinned(presented))
         let pinned = try await get(selfSignedServer, with: selfSignedCore)
         XCTAssertEqual(pinned, 200)
 
@@ -101,6 +105,26 @@ final class TLSTrustTests: XCTestCase {
         unpinned.configuration.disableSSLPinning = true
         let status = try await get(signedServer, with: unpinned)
         XCTAssertEqual(status, 200)
+
+        // Pinning another certificate for the same host replaces the pin; Undo restores it.
+        let replacing = try selfSignedCore.pinCertificate(signedPresented)
+        XCTAssertEqual(replacing.replaced, Data(presented.pem.utf8))
+        XCTAssertFalse(selfSignedCore.isPinned(presented))
+        try selfSignedCore.undoPin(replacing)
+        XCTAssertTrue(selfSignedCore.isPinned(presented))
+        let restored = try await get(selfSignedServer, with: selfSignedCore)
+        XCTAssertEqual(restored, 200)
+        // Undoing the first pin leaves nothing pinned: the self-signed server is refused again.
+        try selfSignedCore.undoPin(pin)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pin.file.path))
+        do {
+            _ = try await get(selfSignedServer, with: selfSignedCore)
+            XCTFail("trusted after the pin was undone")
+        } catch {
+            XCTAssertTrue(
+                error.description.hasSuffix(
+                    "it is self-signed. If this is your server, pin it on the Connect page or add it to \(pins.path)."), error.description)
+        }
     }
 
     /// A certificate authority, and a certificate for 127.0.0.1 it signed (with its key).

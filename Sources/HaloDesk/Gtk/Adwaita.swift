@@ -12,6 +12,18 @@ final class Leaflet: Widget {
     var isFolded: Bool { adw_leaflet_get_folded(leaflet) != 0 }
 
     func show(_ child: Widget) { adw_leaflet_set_visible_child(leaflet, child.widget) }
+
+    /// Makes `child` the visible one without moving the keyboard focus. AdwLeaflet moves the focus
+    /// into the child it shows even when unfolded, where every pane is on screen: a row clicked in
+    /// the list would hand the focus to the detail pane's first button.
+    func showKeepingFocus(_ child: Widget) {
+        guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return show(child) }
+        let kept = GObjectRef(retaining: UnsafeMutableRawPointer(focus))
+        show(child)
+        if gtk_root_get_focus(root) != focus, gtk_widget_get_root(halo_widget(kept.raw)) == root {
+            gtk_widget_grab_focus(halo_widget(kept.raw))
+        }
+    }
 }
 
 /// `AdwMessageDialog` asking to confirm something; `onResponse` gets the chosen response id.

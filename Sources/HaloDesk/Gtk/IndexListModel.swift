@@ -5,8 +5,8 @@ import CGtk
 /// The model (`HaloIndexList`, CGtk/index-list.h) stores only a count: GTK list views ask for the
 /// rows they show, and only those get an item object, so a 100,000-row list costs a few bytes
 /// plus the ~200 rows actually bound. The data for a row is looked up by position when it is
-/// bound. `reload(count:)` replaces every row at once; `refresh(range:)` asks the view to rebind
-/// rows whose data arrived (e.g. a page from the server).
+/// bound. `reload(count:)` replaces every row at once; rows whose data arrived (e.g. a page from
+/// the server) are filled again in place by their factory (`ListItemFactory.rebind`).
 @MainActor
 final class IndexListModel {
     let list: GObjectRef
@@ -21,13 +21,6 @@ final class IndexListModel {
     /// Replaces all rows with `count` rows (positions 0..<count).
     func reload(count newCount: Int) {
         splice(at: 0, removing: count, inserting: newCount)
-    }
-
-    /// Rebinds the rows in `range` (clamped to the list), e.g. after their data arrived.
-    func refresh(_ range: Range<Int>) {
-        let clamped = range.clamped(to: 0..<count)
-        guard !clamped.isEmpty else { return }
-        splice(at: clamped.lowerBound, removing: clamped.count, inserting: clamped.count)
     }
 
     /// The position a row item stands for (items are `GtkStringObject`s holding it).

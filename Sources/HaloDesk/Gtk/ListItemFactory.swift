@@ -43,6 +43,19 @@ final class ListItemFactory<Row: AnyObject> {
         bind(row, position)
     }
 
+    /// Fills the bound rows in `range` again from their (new) data, in place: no row widget is
+    /// replaced, so the keyboard focus, the selection and the scroll position stay where they are.
+    /// Rows outside the screen are not bound; GTK binds them with the new data when they show.
+    func rebind(_ range: Range<Int>) {
+        for item in bound {
+            guard let row = rows[item], let listItem = UnsafeMutableRawPointer(bitPattern: item),
+                let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(listItem))),
+                range.contains(position)
+            else { continue }
+            bind(row, position)
+        }
+    }
+
     private func unbindItem(_ item: UnsafeMutableRawPointer?) {
         guard let item else { return }
         if bound.remove(UInt(bitPattern: item)) != nil { boundCount -= 1 }

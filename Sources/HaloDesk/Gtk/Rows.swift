@@ -12,7 +12,7 @@ final class PreferencesGroup: Widget {
     convenience init(title: String, description: String? = nil) {
         self.init(sinking: UnsafeMutableRawPointer(adw_preferences_group_new()))
         self.title = title
-        if let description { adw_preferences_group_set_description(group, description) }
+        if let description { groupDescription = description }
     }
 
     private var group: UnsafeMutablePointer<AdwPreferencesGroup> { raw.assumingMemoryBound(to: AdwPreferencesGroup.self) }
@@ -20,6 +20,11 @@ final class PreferencesGroup: Widget {
     var title: String {
         get { swiftString(adw_preferences_group_get_title(group)) ?? "" }
         set { adw_preferences_group_set_title(group, newValue) }
+    }
+
+    var groupDescription: String {
+        get { swiftString(adw_preferences_group_get_description(group)) ?? "" }
+        set { adw_preferences_group_set_description(group, newValue) }
     }
 
     func add(_ row: Widget) { adw_preferences_group_add(group, row.widget) }

@@ -38,6 +38,16 @@ class Widget: GObjectRef {
     @discardableResult
     func grabFocus() -> Bool { gtk_widget_grab_focus(widget) != 0 }
 
+    /// The display's clipboard text, for Copy buttons (reads back only what this app put there).
+    var clipboardText: String? {
+        get {
+            guard let text = halo_clipboard_local_text(gtk_widget_get_clipboard(widget)) else { return nil }
+            defer { g_free(text) }
+            return String(cString: text)
+        }
+        set { gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), newValue ?? "") }
+    }
+
     /// True once the widget is in a window that has been mapped on screen.
     var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
 

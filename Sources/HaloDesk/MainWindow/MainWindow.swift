@@ -70,11 +70,15 @@ final class MainWindow {
         shortcuts?.present()
     }
 
+    /// The toast shown last (what a test presses Undo on).
+    private(set) var lastToast: Toast?
+
     /// Shows a short message at the bottom of the window (libadwaita toast).
     func showToast(_ message: String) { show(Toast(message)) }
 
     /// Shows `toast` (e.g. one with an Undo button) over the window's content.
     func show(_ toast: Toast) {
+        lastToast = toast
         // The overlay takes the toast's reference (transfer full): give it one of its own.
         adw_toast_overlay_add_toast(halo_adw_toast_overlay(toastOverlay.raw), OpaquePointer(g_object_ref(toast.raw)))
     }

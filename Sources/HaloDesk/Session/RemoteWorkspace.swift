@@ -18,18 +18,25 @@ enum RemoteWorkspace {
         return configuration
     }
 
-    /// Connects (start-up: token, device, version check) and returns the started client.
-    static func open(_ choice: ServerChoice, settings: AppSettings) async throws -> CoreManager {
+    /// An SDK client for `choice`, not started (nothing is sent).
+    static func client(for choice: ServerChoice, settings: AppSettings) -> CoreManager {
         let core = CoreManager(configuration: configuration(for: choice, settings: settings))
         core.numberOfRetries = settings.numberOfRetries
+        return core
+    }
+
+    /// Connects (start-up: token, device, version check) and returns the started client.
+    static func open(_ choice: ServerChoice, settings: AppSettings) async throws -> CoreManager {
+        let core = client(for: choice, settings: settings)
         try await core.startup()
         return core
     }
 
-    /// The connection test: start-up plus a module listing, summarised in one sentence.
-    static func test(_ choice: ServerChoice) async -> Result<String, Error> {
+    /// The connection test: start-up plus a module listing, summarised in one sentence. It tries
+    /// once (no retries) under the user's TLS settings.
+    static func test(_ choice: ServerChoice, settings: AppSettings) async -> Result<String, Error> {
         do {
-            var settings = AppSettings()
+            var settings = settings
             settings.numberOfRetries = 0
             let core = try await open(choice, settings: settings)
             let modules = try await core.content.getModules()
@@ -37,5 +44,12 @@ enum RemoteWorkspace {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The certificate an https server presents (read without trusting it); nil for http or when
+    /// nothing answered.
+    static func presentedCertificate(_ choice: ServerChoice, settings: AppSettings) async -> ServerCertificate? {
+        guard choice.environment.baseURL?.scheme?.lowercased() == "https" else { return nil }
+        return try? await client(for: choice, settings: settings).serverCertificate()
     }
 }

@@ -21,7 +21,9 @@ final class ShellController {
         onConnect: { [unowned self] in self.showConnect() })
     private(set) lazy var connectPage = try? ConnectPage(
         onConnect: { [unowned self] choice in self.connect(to: choice) },
-        onBack: { [unowned self] in self.showWelcome() })
+        onBack: { [unowned self] in self.showWelcome() },
+        settings: { [unowned self] in self.settings },
+        toaster: { [unowned self] toast in self.window.show(toast) })
     private(set) lazy var signInPage = try? SignInPage(
         onSignedIn: { [unowned self] user in self.showWorkspace(user: user) },
         onRegister: { [unowned self] in self.showRegister() })
@@ -175,7 +177,14 @@ final class ShellController {
                         core: core, title: choice.environment.baseURL?.host ?? choice.environment.description,
                         isLocal: false))
             } catch {
-                window.showError(title: "Could Not Connect", message: UserMessages.describe(error))
+                if case HaloError.sslPinningFailed = error, let page = connectPage {
+                    // A refused certificate is decided on the Connect page, where it can be pinned.
+                    window.windowTitle.subtitle = "Connect"
+                    window.show(page.widget, named: "connect")
+                    page.explainFailure(error, connecting: choice)
+                } else {
+                    window.showError(title: "Could Not Connect", message: UserMessages.describe(error))
+                }
             }
         }
     }

@@ -11,8 +11,9 @@ enum UserMessages {
                 return "Wrong email or password."
             }
             return message
-        case .network(let message):
-            return "The server is unreachable (\(message))."
+        case .network, .invalidResponse:
+            // libcurl's wording stays in the log.
+            return error.sentence
         default:
             return error.description
         }

@@ -95,7 +95,7 @@ extension WorkspaceView {
             confirmLeavingEdits { [weak self] in
                 guard let self else { return }
                 self.detailVisible(.bulk)
-                if !self.leaflet.isFolded { self.leaflet.show(self.detailPane) }
+                if !self.leaflet.isFolded { self.leaflet.showKeepingFocus(self.detailPane) }
                 self.editor.clear()
                 self.bulk.show(fields: self.fieldCatalog.fields(moduleId: self.pager.moduleId ?? ""))
             } onCancel: { [weak self] in
@@ -129,7 +129,7 @@ extension WorkspaceView {
         detailVisible(.editor)
         // Unfolded, this only decides which pane a later fold shows; folded, a selection by
         // keyboard stays in the list until the row is activated.
-        if !leaflet.isFolded { leaflet.show(detailPane) }
+        if !leaflet.isFolded { leaflet.showKeepingFocus(detailPane) }
         resolveRelationNames()
     }
 

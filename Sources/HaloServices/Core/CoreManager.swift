@@ -262,14 +262,25 @@ public final class CoreManager: Sendable {
     }
 
     /// Pins `certificate` for the configured server: saved in the certificates folder, after which
-    /// only the pinned certificates are trusted (unless `disableSSLPinning`). Returns the file.
+    /// only the pinned certificates are trusted (unless `disableSSLPinning`).
     @discardableResult
-    public func pinCertificate(_ certificate: ServerCertificate) throws(HaloError) -> URL {
+    public func pinCertificate(_ certificate: ServerCertificate) throws(HaloError) -> CertificatePin {
         let configuration = self.configuration
-        let file = try certificate.pin(
+        let pin = try certificate.pin(
             in: configuration.certificatesDirectory, host: configuration.environment.baseURL?.host ?? "server")
         state.withLock { $0.trust = nil }
-        return file
+        return pin
+    }
+
+    /// Takes back a pin made by `pinCertificate` (the user's Undo).
+    public func undoPin(_ pin: CertificatePin) throws(HaloError) {
+        try pin.undo()
+        state.withLock { $0.trust = nil }
+    }
+
+    /// True when the certificates folder pins `certificate`'s key.
+    public func isPinned(_ certificate: ServerCertificate) -> Bool {
+        certificate.isPinned(in: configuration.certificatesDirectory)
     }
 
     func setDevice(_ device: Device?) { state.withLock { $0.device = device } }

@@ -31,18 +31,47 @@ public struct ServerCertificate: Sendable, Equatable {
     }
 
     /// Pins this certificate: writes it to `folder` (created private if missing) as
-    /// `<host>.pem`, next to any pinned before, and returns the file.
+    /// `<host>.pem`, next to any pinned before. A pin this replaces is kept in the answer, so the
+    /// user's Undo can restore it.
     @discardableResult
-    public func pin(in folder: URL, host: String) throws(HaloError) -> URL {
+    public func pin(in folder: URL, host: String) throws(HaloError) -> CertificatePin {
         let name = host.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? String($0) : "_" }.joined()
         let file = folder.appendingPathComponent("\(name.isEmpty ? "server" : name).pem")
+        let replaced = try? Data(contentsOf: file)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try Data(pem.utf8).write(to: file, options: .atomic)
         } catch {
             throw .configuration(message: "Cannot save the certificate in \(folder.path): \(error.localizedDescription)")
         }
-        return file
+        return CertificatePin(file: file, replaced: replaced)
+    }
+
+    /// True when `folder` holds a certificate with this one's public key.
+    public func isPinned(in folder: URL) -> Bool {
+        guard let pins = try? PinnedPublicKeys.read(from: folder) else { return false }
+        return pins.sha256Base64.contains(publicKeySHA256)
+    }
+}
+
+/// A certificate written to the certificates folder, with what it replaced.
+public struct CertificatePin: Sendable, Equatable {
+    /// The file written.
+    public let file: URL
+    /// The earlier contents of `file` (a pin for the same host), nil when it was new.
+    public let replaced: Data?
+
+    /// Takes the pin back: restores what it replaced, or removes the file.
+    public func undo() throws(HaloError) {
+        do {
+            if let replaced {
+                try replaced.write(to: file, options: .atomic)
+            } else if FileManager.default.fileExists(atPath: file.path) {
+                try FileManager.default.removeItem(at: file)
+            }
+        } catch {
+            throw .configuration(message: "Cannot undo the pin in \(file.path): \(error.localizedDescription)")
+        }
     }
 }
 

@@ -21,8 +21,10 @@ final class InstanceTable {
     private let pager: InstancePager
     /// Whether a row's instance has an edit not yet on the server (its state says "Not sent").
     var isUnsent: @MainActor (ContentInstance) -> Bool = { _ in false }
-    /// Rebinding rows (splice) drops their selection; while restoring it, selection events are muted.
+    /// Replacing every row drops the selection; while that happens, selection events are muted.
     private(set) var isRestoringSelection = false
+    /// One cell factory per column.
+    private var factories: [ListItemFactory<Cell>] = []
 
     /// Takes the column view, its scroller and its columns (titles, widths) from `workspace.ui`;
     /// the cells are made here, one label per column, because their text comes from the pager.
@@ -70,15 +72,12 @@ final class InstanceTable {
                 }
             })
         columnView.configureColumn(column, factory: factory, sortKey: sortKey)
+        factories.append(factory)
     }
 
-    /// Makes the rows in `range` show their (new) data, keeping the selection.
+    /// Makes the rows in `range` show their (new) data, in place (focus and selection stay).
     func refresh(_ range: Range<Int>) {
-        let selected = columnView.selectedPositions
-        isRestoringSelection = true
-        defer { isRestoringSelection = false }
-        model.refresh(range)
-        if selected.contains(where: range.contains) { columnView.select(selected) }
+        factories.forEach { $0.rebind(range) }
     }
 
     /// Replaces every row (a new module, filter, sort or total).
