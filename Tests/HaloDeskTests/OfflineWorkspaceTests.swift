@@ -110,3 +110,27 @@ final class OfflineWorkspaceTests: XCTestCase {
         (0..<(view.pager.totalItems ?? 0)).first { view.pager.instance(at: $0)?.name == name }
     }
 }
+
+/// Damaged files met when the workspace opens: the user hears about them in words.
+final class DamagedOfflineFilesTests: XCTestCase {
+    func testADamagedPendingEditsFileIsReportedWithWhereItWasKept() throws {
+        try MainActor.assumeIsolated {
+            let garbage = Data(repeating: 0x21, count: 4096)
+            var outboxFile: URL?
+            let harness = try WorkspaceHarness { core in
+                let baseURL = try XCTUnwrap(core.environment.baseURL)
+                let file = CacheLocation.outboxFile(for: baseURL, in: core.configuration.dataDirectory)
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try garbage.write(to: file)
+                outboxFile = file
+            }
+            defer { harness.tearDown() }
+            let aside = try XCTUnwrap(harness.appCore.offlineCache().movedAsideOutboxFile)
+            XCTAssertEqual(aside.deletingLastPathComponent(), outboxFile?.deletingLastPathComponent())
+            XCTAssertEqual(try Data(contentsOf: aside), garbage, "kept as it was, for the user")
+            XCTAssertTrue(
+                harness.toasts.contains("Edits waiting to be sent could not be read. The damaged file was kept as \(aside.path)."),
+                "\(harness.toasts)")
+        }
+    }
+}

@@ -33,7 +33,9 @@ final class WorkspaceHarness {
     private let toastLog = ToastLog()
     var toasts: [String] { toastLog.messages }
 
-    init(serverProcess: Bool = false) throws {
+    /// `beforeTheView` runs once the app's SDK client is signed in, before the workspace opens
+    /// (e.g. to damage its files).
+    init(serverProcess: Bool = false, beforeTheView: (CoreManager) throws -> Void = { _ in }) throws {
         try GUITestEnvironment.initializeGTK()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
@@ -56,6 +58,7 @@ final class WorkspaceHarness {
         let baseURL = try XCTUnwrap(URL(string: "http://127.0.0.1:\(serverPort)"))
         appCore = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("app"))
         checker = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("checker"))
+        try beforeTheView(appCore)
 
         // Not the app's embedded workspace: a server of its own on loopback, which can go away as
         // a remote one can (so the workspace keeps offline copies).
@@ -152,6 +155,7 @@ final class WorkspaceHarness {
         configuration.appCredentials = Credentials(clientId: demo.clientId, clientSecret: demo.clientSecret)
         configuration.environment = .custom(baseURL.absoluteString)
         configuration.dataDirectory = directory
+        configuration.cacheDirectory = directory.appendingPathComponent("cache")
         let core = CoreManager(configuration: configuration)
         try wait {
             try await core.startup()

@@ -82,6 +82,14 @@ final class EarlierReleaseDatabasesTests: XCTestCase {
         let outbox = try core.content.outbox()
         let waiting = try outbox.pending()
         XCTAssertEqual(waiting.map(\.kind), [.update, .delete, .create])
+        // They moved out of the cache, to user data under $XDG_DATA_HOME, on this first start.
+        let outboxFile = CacheLocation.outboxFile(for: server.baseURL, in: core.configuration.dataDirectory)
+        XCTAssertEqual(try core.offlineCache().outboxFile, outboxFile)
+        XCTAssertTrue(outboxFile.path.hasPrefix(core.configuration.dataDirectory.path))
+        let moved = try DatabaseQueue(path: outboxFile.path)
+        let movedCount = try await moved.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_entry") }
+        XCTAssertEqual(movedCount, 3)
+        try moved.close()
         XCTAssertEqual(
             try core.offlineCache().searchLocally(body: ["moduleIds": [.string(Self.products)], "pagination": ["skip": true]])
                 .instances.count,
@@ -122,8 +130,16 @@ final class EarlierReleaseDatabasesTests: XCTestCase {
             expecting: [
                 "content_instance": ["updated_at", "published_at"], "cache_sync_state": ["sync_key", "first_sync_in_progress"],
                 "cache_sync_log": ["module_name", "sync_date"], "cache_response": ["stored_at"],
-                "cache_outbox": ["instance_id", "base_updated_at", "queued_at", "server_copy", "last_error"],
-                "cache_outbox_base": ["instance_id"],
+            ])
+        XCTAssertNil(earlierCache.columns["cache_outbox"], "pending edits moved to their own file")
+        XCTAssertNil(earlierCache.columns["cache_outbox_base"])
+        let earlierOutbox = try Self.schema(of: HaloCache(file: cacheFile).outboxFile)
+        XCTAssertEqual(earlierOutbox, try Self.schema(of: freshCache.outboxFile))
+        Self.assertSnakeCase(
+            earlierOutbox,
+            expecting: [
+                "outbox_entry": ["instance_id", "base_updated_at", "queued_at", "server_copy", "last_error"],
+                "outbox_base": ["instance_id"],
             ])
         XCTAssertTrue(
             earlierCache.objects.contains(
@@ -160,7 +176,7 @@ final class EarlierReleaseDatabasesTests: XCTestCase {
 
     /// Every column of our tables is snake_case, and `expecting` names some of them.
     static func assertSnakeCase(_ schema: Schema, expecting: [String: [String]], line: UInt = #line) {
-        for (table, columns) in schema.columns where ["content_", "cache_", "server_"].contains(where: table.hasPrefix) {
+        for (table, columns) in schema.columns where ["content_", "cache_", "server_", "outbox_"].contains(where: table.hasPrefix) {
             for column in columns where column.contains(where: \.isUppercase) {
                 XCTFail("\(table).\(column) is not snake_case", line: line)
             }

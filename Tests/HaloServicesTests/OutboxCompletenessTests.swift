@@ -192,7 +192,7 @@ final class OutboxCompletenessTests: XCTestCase {
         XCTAssertEqual(sent.doomed, [])
         XCTAssertEqual(sent.search.count, 5)
         XCTAssertEqual(
-            try app.offlineCache().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_outbox_base") }, 0,
+            try app.offlineCache().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox_base") }, 0,
             "nothing is shadowed any more")
     }
 

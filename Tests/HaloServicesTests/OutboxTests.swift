@@ -32,6 +32,68 @@ final class OutboxTests: XCTestCase {
         return instance
     }
 
+    /// Pending edits are user data: they live apart from the cache, so a cache found corrupt is
+    /// rebuilt empty while every edit stays, shows in the rebuilt cache at once and is sent once.
+    func testACorruptCacheIsRebuiltWithoutLosingThePendingEdits() async throws {
+        let folder = try temporaryDirectory("outbox-rebuild")
+        let file = folder.appendingPathComponent("cache/cache.sqlite")
+        let outboxFile = folder.appendingPathComponent("data/outbox/cache.sqlite")
+        let existing = try await server.instances(moduleIds: [module]).map(ContentInstance.init(wire:))
+        var renamed = existing[0]
+        renamed.name = "Renamed before the crash"
+        let doomed = existing[1]
+        let createdId: String
+        do {
+            let cache = try HaloCache(file: file, outboxFile: outboxFile)
+            XCTAssertEqual(cache.outboxFile, outboxFile)
+            try cache.write { db in try ContentTables.upsert(contentsOf: existing.map { $0.storedForm() }, in: db) }
+            let offline = Outbox(cache: cache, core: try server.core(baseURL: unreachableURL()))
+            createdId = try XCTUnwrap(try offline.enqueueCreate(newInstance("Created before the crash")).instance.id)
+            try offline.enqueueUpdate(renamed)
+            try offline.enqueueDelete(doomed)
+            try cache.close()
+        }
+        // The cache file is damaged (a cache cleaner, a disk error): it is moved aside and rebuilt.
+        try Data(repeating: 0x5A, count: 8192).write(to: file)
+        let rebuilt = try HaloCache(file: file, outboxFile: outboxFile)
+        XCTAssertNotNil(rebuilt.movedAsideFile)
+        XCTAssertNil(rebuilt.movedAsideOutboxFile, "the pending edits were not touched")
+        let outbox = Outbox(cache: rebuilt, core: try server.core())
+        XCTAssertEqual(try outbox.pending().map(\.kind), [.create, .update, .delete])
+        // The rebuilt cache shows them at once, as the old one did.
+        let shown = try rebuilt.read { db in
+            (
+                try ContentTables.instance(id: createdId, in: db)?.name, try ContentTables.instance(id: renamed.id ?? "", in: db)?.name,
+                try ContentTables.instance(id: doomed.id ?? "", in: db)
+            )
+        }
+        XCTAssertEqual(shown.0, "Created before the crash")
+        XCTAssertEqual(shown.1, "Renamed before the crash")
+        XCTAssertNil(shown.2)
+
+        let report = try await outbox.flush()
+        XCTAssertEqual(report.sent.count, 3)
+        let remote = try await server.instances(moduleIds: [module]).map(ContentInstance.init(wire:))
+        XCTAssertEqual(remote.filter { $0.name == "Created before the crash" }.count, 1)
+        XCTAssertEqual(remote.first { $0.id == renamed.id }?.name, "Renamed before the crash")
+        XCTAssertFalse(remote.contains { $0.id == doomed.id })
+    }
+
+    /// A damaged pending-edits file is kept aside for the user (never deleted), and work goes on.
+    func testADamagedPendingEditsFileIsKeptAside() throws {
+        let folder = try temporaryDirectory("outbox-damaged")
+        let outboxFile = folder.appendingPathComponent("outbox.sqlite")
+        let garbage = Data(repeating: 0x33, count: 4096)
+        try garbage.write(to: outboxFile)
+        let cache = try HaloCache(file: folder.appendingPathComponent("cache.sqlite"), outboxFile: outboxFile)
+        let aside = try XCTUnwrap(cache.movedAsideOutboxFile)
+        XCTAssertEqual(try Data(contentsOf: aside), garbage, "kept as it was")
+        let outbox = Outbox(cache: cache, core: try server.core(baseURL: unreachableURL()))
+        XCTAssertEqual(try outbox.entries(), [])
+        try outbox.enqueueCreate(newInstance("After the damage"))
+        XCTAssertEqual(try outbox.pending().count, 1)
+    }
+
     func testOfflineEditsSurviveARestartAndAreSentInOrder() async throws {
         let file = try temporaryDirectory("outbox").appendingPathComponent("cache.sqlite")
         let existing = try await server.instances(moduleIds: [module]).map(ContentInstance.init(wire:))

@@ -35,6 +35,8 @@ final class PocketTests: XCTestCase {
         try await server.server.admin.addUser(email: "bob@example.com", password: "bob-pass")
         var configuration = server.configuration()
         configuration.cacheDirectory = try temporaryDirectory("pocket-cache")
+        // The server's folder (with the SDK's data) goes when it stops; the SDK's files must outlive it.
+        configuration.dataDirectory = try temporaryDirectory("pocket-data")
         let core = CoreManager(configuration: configuration)
         core.defaultOfflinePolicy = .loadAndStoreLocalData
         do {

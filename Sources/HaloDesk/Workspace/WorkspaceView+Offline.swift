@@ -35,6 +35,18 @@ extension WorkspaceView {
             view.pager.refetch()
             view.keepOfflineCopy()
         }
+        reportDamagedFiles()
+    }
+
+    /// Files found damaged when the cache was opened: the copy is simply rebuilt, but pending
+    /// edits that could not be read are the user's, so they are told where the file was kept.
+    private func reportDamagedFiles() {
+        guard let cache = try? session.core.offlineCache() else { return }
+        if let aside = cache.movedAsideOutboxFile {
+            toast("Edits waiting to be sent could not be read. The damaged file was kept as \(aside.path).")
+        } else if cache.movedAsideFile != nil {
+            toast("The offline copy was damaged and is being made again. Edits waiting to be sent are safe.")
+        }
     }
 
     /// Brings the open module's offline copy up to date (a first copy when it has none), unless

@@ -2,12 +2,14 @@ import Foundation
 import GRDB
 import Logging
 
-/// Decides, before the cache is opened for real, whether its file is ours and intact.
+/// Decides, before a database of the SDK is opened for real, whether its file is ours and intact.
 ///
 /// A cache is disposable (the server holds the truth), so a damaged or foreign file is never
 /// "repaired": it is renamed aside (kept for inspection) and an empty cache takes its place; the
-/// next sync refills it. Checks, cheapest first: the 16-byte SQLite header, then opening it,
-/// `PRAGMA application_id` (a fresh database has 0 and no tables), then `PRAGMA quick_check`.
+/// next sync refills it. The pending-edits file (`OutboxSchema`) is checked the same way; it is
+/// user data, so a damaged one is kept aside for the user rather than deleted. Checks, cheapest
+/// first: the 16-byte SQLite header, then opening it, `PRAGMA application_id` (a fresh database
+/// has 0 and no tables), then `PRAGMA quick_check`.
 enum CacheFileGuard {
     /// `PRAGMA application_id` of every HaloDesk cache: "HDC1" in ASCII.
     static let applicationID: Int32 = 0x4844_4331
@@ -18,7 +20,7 @@ enum CacheFileGuard {
         case rejected(reason: String)
     }
 
-    static func inspect(_ file: URL) -> Verdict {
+    static func inspect(_ file: URL, applicationID: Int32 = applicationID) -> Verdict {
         guard let handle = FileHandle(forReadingAtPath: file.path) else {
             return FileManager.default.fileExists(atPath: file.path) ? .rejected(reason: "the file cannot be read") : .missing
         }
@@ -49,7 +51,7 @@ enum CacheFileGuard {
 
     /// Renames the file (and its WAL/SHM companions) to `<name>.corrupt-<UTC timestamp>`; returns the new path.
     @discardableResult
-    static func moveAside(_ file: URL, reason: String, logger: Logging.Logger) throws -> URL {
+    static func moveAside(_ file: URL, reason: String, logger: Logging.Logger, what: String = "Offline cache") throws -> URL {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -64,8 +66,7 @@ enum CacheFileGuard {
                 try manager.moveItem(at: companion, to: URL(fileURLWithPath: aside.path + suffix))
             }
         }
-        logger.warning(
-            "Offline cache \(file.path) was unusable (\(reason)); moved it to \(aside.lastPathComponent) and started an empty cache.")
+        logger.warning("\(what) \(file.path) was unusable (\(reason)); moved it to \(aside.lastPathComponent) and started an empty one.")
         return aside
     }
 }

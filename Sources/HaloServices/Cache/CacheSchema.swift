@@ -11,9 +11,9 @@ import HaloContentStore
 /// - `cache_sync_module`: the module ids seen under a sync key (a name may cover several ids).
 /// - `cache_sync_log`: the sync log (§14.4).
 /// - `cache_response`: answers kept for offline policies (module list, pocket, search pages).
-/// - `cache_outbox`: edits waiting for the server, in order; conflicts keep the server's copy.
-/// - `cache_outbox_base`: the server's copy of instances a waiting edit covers in the content
-///   tables (see `OutboxShadow`); body NULL when the cache did not hold it.
+///
+/// Edits waiting for the server lived here (`cache_outbox`, `cache_outbox_base`) until
+/// `cache_v4_outbox_to_data_home` moved them to the pending-edits file (`OutboxSchema`).
 enum CacheSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -70,7 +70,31 @@ enum CacheSchema {
             try db.execute(sql: "CREATE TABLE cache_outbox_base (instanceId TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID")
         }
         migrator.registerMigration("cache_v3_snake_case", migrate: renameColumnsToSnakeCase)
+        migrator.registerMigration("cache_v4_outbox_to_data_home", migrate: moveOutboxToItsFile)
         return migrator
+    }
+
+    /// Migration `cache_v4_outbox_to_data_home`: pending edits are user data, not cache. They move
+    /// to the attached pending-edits file, in queue order, after any it holds. The two files do
+    /// not commit atomically together, so an entry already copied by an interrupted earlier run
+    /// is not copied twice.
+    static func moveOutboxToItsFile(_ db: Database) throws {
+        let outbox = OutboxSchema.schema
+        try db.execute(
+            sql: """
+                INSERT INTO \(outbox).outbox_entry
+                    (kind, instance_id, module_id, body, base_updated_at, queued_at, state, server_copy, last_error)
+                SELECT kind, instance_id, module_id, body, base_updated_at, queued_at, state, server_copy, last_error
+                FROM main.cache_outbox AS old
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM \(outbox).outbox_entry AS moved
+                    WHERE moved.kind = old.kind AND moved.instance_id IS old.instance_id
+                        AND moved.queued_at = old.queued_at AND moved.body = old.body)
+                ORDER BY seq;
+                INSERT OR IGNORE INTO \(outbox).outbox_base(instance_id, body) SELECT instance_id, body FROM main.cache_outbox_base;
+                DROP TABLE main.cache_outbox;
+                DROP TABLE main.cache_outbox_base;
+                """)
     }
 
     /// The columns `cache_v1` and `cache_v2_outbox_base` named in camelCase, by table, with their

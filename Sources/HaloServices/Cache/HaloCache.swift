@@ -5,19 +5,25 @@ import Logging
 import Synchronization
 
 /// The SDK's offline cache of one server: an SQLite file (GRDB, WAL mode so reads never wait
-/// for a sync's writes) holding synced content in the shared content tables, the sync log,
-/// answers kept for offline policies, and the outbox of edits not yet sent.
+/// for a sync's writes) holding synced content in the shared content tables, the sync log and
+/// answers kept for offline policies; with, attached, the file of edits not yet sent (the outbox,
+/// user data kept under `$XDG_DATA_HOME`: see `OutboxSchema`).
 ///
-/// Opening never fails because of the file's content: a corrupt or foreign file is moved aside
-/// and replaced by an empty cache (see `CacheFileGuard`). It fails only when the directory
-/// cannot be written. The folder is 0700 and the files 0600 (see `PrivateFiles`). On a read-only
-/// file system an existing cache opens for reading only: its writes fail with `HaloError.cache`,
-/// and edits are then sent without the outbox (see `EditOutcome.sentWithoutCache`).
+/// Opening never fails because of the file's content: a corrupt or foreign cache is moved aside
+/// and replaced by an empty cache (see `CacheFileGuard`), without touching the pending edits,
+/// which are laid over the new cache at once. It fails only when a directory cannot be written.
+/// Folders are 0700 and files 0600 (see `PrivateFiles`). On a read-only file system an existing
+/// cache opens for reading only: its writes fail with `HaloError.cache`, and edits are then sent
+/// without the outbox (see `EditOutcome.sentWithoutCache`).
 public final class HaloCache: Sendable {
     /// The cache file.
     public let file: URL
+    /// The file of pending edits attached to it.
+    public let outboxFile: URL
     /// Where a rejected file was moved at open, if one was (for the app to mention).
     public let movedAsideFile: URL?
+    /// Where a rejected pending-edits file was moved at open, if one was.
+    public let movedAsideOutboxFile: URL?
     let pool: DatabasePool
     let logger: Logging.Logger
     /// Set while an `Outbox` of this cache sends: one flush at a time per cache, however many
@@ -28,14 +34,18 @@ public final class HaloCache: Sendable {
     let bulkSyncWriting = Mutex(false)
 
     /// Opens (creating or rebuilding if needed) the cache of the server at `baseURL` in
-    /// `$XDG_CACHE_HOME/halo-desk/`.
+    /// `$XDG_CACHE_HOME/halo-desk/`, with its pending edits in `$XDG_DATA_HOME/halo-desk/outbox/`.
     public convenience init(serverURL baseURL: URL) throws {
-        try self.init(file: CacheLocation.file(for: baseURL))
+        try self.init(file: CacheLocation.file(for: baseURL), outboxFile: CacheLocation.outboxFile(for: baseURL))
     }
 
-    /// Opens (creating or rebuilding if needed) the cache at `file`.
-    public init(file: URL, logger: Logging.Logger = Logging.Logger(label: "halo.cache")) throws {
+    /// Opens (creating or rebuilding if needed) the cache at `file`, attaching the pending edits
+    /// of `outboxFile` (default: beside the cache, `<name>.outbox.sqlite`; the SDK's own caches
+    /// pass one under `$XDG_DATA_HOME`).
+    public init(file: URL, outboxFile: URL? = nil, logger: Logging.Logger = Logging.Logger(label: "halo.cache")) throws {
         self.file = file
+        let outboxFile = outboxFile ?? file.deletingPathExtension().appendingPathExtension("outbox.sqlite")
+        self.outboxFile = outboxFile
         self.logger = logger
         do {
             try PrivateFiles.createDirectory(file.deletingLastPathComponent())
@@ -53,6 +63,7 @@ public final class HaloCache: Sendable {
             }
         }
         movedAsideFile = movedAside
+        movedAsideOutboxFile = try OutboxSchema.prepare(outboxFile, logger: logger)
         // The file exists, 0600, before SQLite opens it: SQLite gives the -wal and -shm files the
         // database file's mode. Files an older version left more open are narrowed.
         PrivateFiles.prepareFile(file)
@@ -62,13 +73,21 @@ public final class HaloCache: Sendable {
             configuration.busyMode = .timeout(10)
             // A cache is rebuilt from the server if a power cut loses its last commits, so skip the
             // per-commit fsync; a larger page cache and rarer checkpoints keep a big sync off the disk.
+            // Pending edits are the user's: every commit of theirs reaches the disk.
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 32768")
+                try db.execute(sql: "ATTACH DATABASE ? AS \(OutboxSchema.schema)", arguments: [outboxFile.path])
+                try db.execute(sql: "PRAGMA \(OutboxSchema.schema).synchronous = FULL")
             }
             pool = try DatabasePool(path: file.path, configuration: configuration)
             try CacheSchema.migrator.migrate(pool)
         } catch {
             throw HaloError.cache(message: "Cannot open the cache \(file.path): \(error)")
+        }
+        // A rebuilt cache, or a crash between the two files' commits: show the waiting edits again.
+        // (Best effort: a cache on a read-only file system opens all the same.)
+        do { try pool.write(OutboxShadow.reapplyWaitingEdits) } catch {
+            logger.warning("The pending edits could not be laid over the cache \(file.path): \(error)")
         }
     }
 

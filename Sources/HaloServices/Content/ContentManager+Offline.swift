@@ -9,11 +9,13 @@ extension HaloCache {
 
     /// The process-wide cache of the server at `baseURL` (one `HaloCache` per file, so every
     /// manager shares one writer).
-    public static func shared(for baseURL: URL, in directory: URL = XDGDirectories.cache) throws -> HaloCache {
+    public static func shared(
+        for baseURL: URL, in directory: URL = XDGDirectories.cache, dataDirectory: URL = XDGDirectories.data
+    ) throws -> HaloCache {
         let file = CacheLocation.file(for: baseURL, in: directory)
         return try openCaches.withLock { caches in
             if let cache = caches[file.path] { return cache }
-            let cache = try HaloCache(file: file)
+            let cache = try HaloCache(file: file, outboxFile: CacheLocation.outboxFile(for: baseURL, in: dataDirectory))
             caches[file.path] = cache
             return cache
         }
@@ -33,7 +35,9 @@ extension CoreManager {
         guard let baseURL = environment.baseURL else {
             throw .configuration(message: "The environment \(environment) has no valid base URL")
         }
-        do { return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory) } catch let error as HaloError {
+        do {
+            return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory, dataDirectory: configuration.dataDirectory)
+        } catch let error as HaloError {
             throw error
         } catch {
             throw .cache(message: "\(error)")

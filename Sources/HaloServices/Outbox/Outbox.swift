@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import HaloContentStore
 
-/// Edits made while offline (or failing on the network), kept durably in the cache and sent in
+/// Edits made while offline (or failing on the network), kept durably in the pending-edits file
+/// attached to the cache (`OutboxSchema`, under `$XDG_DATA_HOME`) and sent in
 /// order, through batch requests (§13), when the server is reachable again.
 ///
-/// - Durable: `enqueue` returns only after the entry is committed to the cache file, so quitting
+/// - Durable: `enqueue` returns only after the entry is committed to that file, so quitting
 ///   the app loses nothing.
 /// - Ordered: runs of consecutive entries of one kind go in one batch; batches go one after the
 ///   other, so the server sees the edits in queue order.
@@ -84,7 +85,7 @@ public final class Outbox: Sendable {
         guard let id = instance.id else { throw HaloError.invalidInput(message: "A deletion needs the instance's id.") }
         if Self.isLocalId(id), let create = try pendingCreate(localId: id) {
             try cache.write { db in
-                try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [create])
+                try db.execute(sql: "DELETE FROM outbox_entry WHERE seq = ?", arguments: [create])
                 try OutboxShadow.reconcile(id, in: db)
             }
             return nil
@@ -96,7 +97,7 @@ public final class Outbox: Sendable {
 
     /// Every entry, in queue order.
     public func entries() throws -> [OutboxEntry] {
-        try cache.read { db in try Row.fetchAll(db, sql: "SELECT * FROM cache_outbox ORDER BY seq").map(Self.entry(from:)) }
+        try cache.read { db in try Row.fetchAll(db, sql: "SELECT * FROM outbox_entry ORDER BY seq").map(Self.entry(from:)) }
     }
 
     /// Entries still to be sent.
@@ -106,14 +107,14 @@ public final class Outbox: Sendable {
 
     /// Whether any entry is still to be sent (cheaper than `pending()`).
     public func hasPending() throws -> Bool {
-        try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE state = 'pending')") ?? false }
+        try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM outbox_entry WHERE state = 'pending')") ?? false }
     }
 
     /// The instances with an entry in the outbox, in any state (local ids for creations not sent
     /// yet), read without decoding any entry.
     public func instanceIds() throws -> Set<String> {
         try cache.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT DISTINCT instance_id FROM cache_outbox WHERE instance_id IS NOT NULL"))
+            Set(try String.fetchAll(db, sql: "SELECT DISTINCT instance_id FROM outbox_entry WHERE instance_id IS NOT NULL"))
         }
     }
 
@@ -122,7 +123,7 @@ public final class Outbox: Sendable {
     public func stateCounts() throws -> (pending: Int, conflicts: Int, failed: Int) {
         try cache.read { db in
             var counts = (pending: 0, conflicts: 0, failed: 0)
-            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM cache_outbox GROUP BY state") {
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox_entry GROUP BY state") {
                 let n: Int = row["n"]
                 switch row["state"] as String {
                 case "pending": counts.pending = n
@@ -144,7 +145,7 @@ public final class Outbox: Sendable {
     /// shows the server's copy again (or the instance's next waiting edit).
     public func discard(_ entry: OutboxEntry) throws {
         try cache.write { db in
-            try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+            try db.execute(sql: "DELETE FROM outbox_entry WHERE seq = ?", arguments: [entry.id])
             if let id = entry.instance.id { try OutboxShadow.reconcile(id, in: db) }
         }
     }
@@ -154,7 +155,7 @@ public final class Outbox: Sendable {
     public func retry(_ entry: OutboxEntry) throws {
         try cache.write { db in
             try db.execute(
-                sql: "UPDATE cache_outbox SET state = 'pending', last_error = NULL WHERE seq = ? AND state = 'failed'",
+                sql: "UPDATE outbox_entry SET state = 'pending', last_error = NULL WHERE seq = ? AND state = 'failed'",
                 arguments: [entry.id])
             guard db.changesCount == 1 else {
                 throw HaloError.invalidInput(message: "Outbox entry \(entry.id) has not failed.")
@@ -179,7 +180,7 @@ public final class Outbox: Sendable {
             try cache.write { db in
                 try db.execute(
                     sql: """
-                        UPDATE cache_outbox SET body = ?, base_updated_at = ?, state = 'pending', server_copy = NULL, last_error = NULL
+                        UPDATE outbox_entry SET body = ?, base_updated_at = ?, state = 'pending', server_copy = NULL, last_error = NULL
                         WHERE seq = ?
                         """, arguments: [body, server.updatedAt.map(HaloTimestamp.milliseconds(from:)), entry.id])
                 if !copy.id.isEmpty { try OutboxShadow.serverCopyArrived(copy, for: instanceId, in: db) }
@@ -187,7 +188,7 @@ public final class Outbox: Sendable {
             }
         case .takeTheirs:
             try cache.write { db in
-                try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+                try db.execute(sql: "DELETE FROM outbox_entry WHERE seq = ?", arguments: [entry.id])
                 if !copy.id.isEmpty { try OutboxShadow.serverCopyArrived(copy, for: instanceId, in: db) }
                 try OutboxShadow.reconcile(instanceId, in: db)
             }
@@ -296,20 +297,20 @@ public final class Outbox: Sendable {
                 let outcome = result.operations.first { $0.position == position && $0.operation == Self.operation(for: entry) }
                 guard let outcome else {
                     try db.execute(
-                        sql: "UPDATE cache_outbox SET last_error = ? WHERE seq = ?",
+                        sql: "UPDATE outbox_entry SET last_error = ? WHERE seq = ?",
                         arguments: ["The batch answer did not mention this edit.", entry.id])
                     if let id = entry.instance.id { blocked.insert(id) }
                     continue
                 }
                 let redundant = Self.wasAlreadyApplied(entry, outcome)
                 if outcome.success || redundant {
-                    let current = try Row.fetchOne(db, sql: "SELECT * FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+                    let current = try Row.fetchOne(db, sql: "SELECT * FROM outbox_entry WHERE seq = ?", arguments: [entry.id])
                         .map(Self.entry(from:))
                     if let current, current.instance != entry.instance, entry.kind != .delete, let created = outcome.instance {
                         // Edited while in flight: keep the newer edit, as an update based on the server's answer.
                         try Self.turnIntoUpdate(entry.id, edited: current.instance, created: created, in: db)
                     } else {
-                        try db.execute(sql: "DELETE FROM cache_outbox WHERE seq = ?", arguments: [entry.id])
+                        try db.execute(sql: "DELETE FROM outbox_entry WHERE seq = ?", arguments: [entry.id])
                     }
                     if entry.kind == .create, let localId = entry.instance.id, Self.isLocalId(localId) {
                         try OutboxShadow.reconcile(localId, in: db)  // the server's copy replaces the local one
@@ -327,7 +328,7 @@ public final class Outbox: Sendable {
                     }
                 } else if let server = outcome.conflictingInstance {
                     try db.execute(
-                        sql: "UPDATE cache_outbox SET state = 'conflict', server_copy = ?, last_error = ? WHERE seq = ?",
+                        sql: "UPDATE outbox_entry SET state = 'conflict', server_copy = ?, last_error = ? WHERE seq = ?",
                         arguments: [server.fullJSON.jsonString(sortedKeys: false), outcome.error?.message, entry.id])
                     var conflicted = entry
                     conflicted.state = .conflict(server: server)
@@ -340,7 +341,7 @@ public final class Outbox: Sendable {
                 } else {
                     let message = outcome.error?.message ?? "The server refused the edit."
                     try db.execute(
-                        sql: "UPDATE cache_outbox SET state = 'failed', last_error = ? WHERE seq = ?",
+                        sql: "UPDATE outbox_entry SET state = 'failed', last_error = ? WHERE seq = ?",
                         arguments: [message, entry.id])
                     var failed = entry
                     failed.state = .failed(message: message)
@@ -381,7 +382,7 @@ public final class Outbox: Sendable {
         update.id = created.id
         update.updatedAt = created.updatedAt
         try db.execute(
-            sql: "UPDATE cache_outbox SET kind = 'update', instance_id = ?, body = ?, base_updated_at = ? WHERE seq = ?",
+            sql: "UPDATE outbox_entry SET kind = 'update', instance_id = ?, body = ?, base_updated_at = ? WHERE seq = ?",
             arguments: [
                 created.id, update.fullJSON.jsonString(sortedKeys: false),
                 created.updatedAt.map(HaloTimestamp.milliseconds(from:)), seq,
@@ -391,7 +392,7 @@ public final class Outbox: Sendable {
     private func record(error: String, on run: [OutboxEntry]) throws {
         try cache.write { db in
             for entry in run {
-                try db.execute(sql: "UPDATE cache_outbox SET last_error = ? WHERE seq = ?", arguments: [error, entry.id])
+                try db.execute(sql: "UPDATE outbox_entry SET last_error = ? WHERE seq = ?", arguments: [error, entry.id])
             }
         }
     }
@@ -405,7 +406,7 @@ public final class Outbox: Sendable {
             if let id = instance.id { try OutboxShadow.rememberServerCopy(of: id, in: db) }
             try db.execute(
                 sql: """
-                    INSERT INTO cache_outbox(kind, instance_id, module_id, body, base_updated_at, queued_at) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO outbox_entry(kind, instance_id, module_id, body, base_updated_at, queued_at) VALUES (?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     kind.rawValue, instance.id, instance.moduleId, body,
@@ -421,7 +422,7 @@ public final class Outbox: Sendable {
     private func pendingCreate(localId: String) throws -> Int64? {
         try cache.read { db in
             try Int64.fetchOne(
-                db, sql: "SELECT seq FROM cache_outbox WHERE kind = 'create' AND instance_id = ? AND state = 'pending'",
+                db, sql: "SELECT seq FROM outbox_entry WHERE kind = 'create' AND instance_id = ? AND state = 'pending'",
                 arguments: [localId])
         }
     }
@@ -431,7 +432,7 @@ public final class Outbox: Sendable {
         try cache.read { db in
             guard
                 let newest = try Row.fetchOne(
-                    db, sql: "SELECT seq, kind, state FROM cache_outbox WHERE instance_id = ? ORDER BY seq DESC LIMIT 1",
+                    db, sql: "SELECT seq, kind, state FROM outbox_entry WHERE instance_id = ? ORDER BY seq DESC LIMIT 1",
                     arguments: [id]),
                 newest["kind"] as String == OutboxEntry.Kind.update.rawValue, newest["state"] as String == "pending"
             else { return nil }
@@ -443,14 +444,14 @@ public final class Outbox: Sendable {
     private func rewrite(_ seq: Int64, with instance: ContentInstance) throws {
         try cache.write { db in
             try db.execute(
-                sql: "UPDATE cache_outbox SET body = ? WHERE seq = ?",
+                sql: "UPDATE outbox_entry SET body = ? WHERE seq = ?",
                 arguments: [instance.fullJSON.jsonString(sortedKeys: false), seq])
             if let id = instance.id { try OutboxShadow.reconcile(id, in: db) }
         }
     }
 
     private func entry(id: Int64) throws -> OutboxEntry? {
-        try cache.read { db in try Row.fetchOne(db, sql: "SELECT * FROM cache_outbox WHERE seq = ?", arguments: [id]).map(Self.entry(from:))
+        try cache.read { db in try Row.fetchOne(db, sql: "SELECT * FROM outbox_entry WHERE seq = ?", arguments: [id]).map(Self.entry(from:))
         }
     }
 

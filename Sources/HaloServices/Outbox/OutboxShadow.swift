@@ -7,18 +7,19 @@ import HaloContentStore
 /// While an edit of an instance waits (pending, or in conflict: both are the user's unsettled
 /// intent), offline reads — search, synced instances, instance by id — see the user's version; a
 /// waiting deletion hides the instance. The server's copy it covers is kept aside in
-/// `cache_outbox_base` (body NULL when the cache did not hold the instance), so that when the edit
+/// `outbox_base` (body NULL when the cache did not hold the instance), so that when the edit
 /// is sent, refused or discarded the content tables go back to the server's truth.
 ///
-/// Every function runs inside the caller's write transaction, so the outbox and the content tables
-/// never disagree on disk.
+/// Every function runs inside the caller's write transaction over the cache and its attached
+/// pending-edits file; a crash between the two files' commits is mended at the next open
+/// (`reapplyWaitingEdits`).
 enum OutboxShadow {
     /// Before the first edit of `id` is laid over it: remember what the cache holds (once; later
     /// edits of the same instance cover the same server copy).
     static func rememberServerCopy(of id: String, in db: Database) throws {
         let held = try ContentTables.instance(id: id, in: db)
         try db.execute(
-            sql: "INSERT OR IGNORE INTO cache_outbox_base(instance_id, body) VALUES (?, ?)",
+            sql: "INSERT OR IGNORE INTO outbox_base(instance_id, body) VALUES (?, ?)",
             arguments: [id, try held.map(encode)])
     }
 
@@ -26,7 +27,7 @@ enum OutboxShadow {
     /// what the cache goes back to once no edit covers it. `nil`: the server no longer has it.
     static func serverCopyArrived(_ copy: WireInstance?, for id: String, in db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO cache_outbox_base(instance_id, body) VALUES (?, ?)",
+            sql: "INSERT OR REPLACE INTO outbox_base(instance_id, body) VALUES (?, ?)",
             arguments: [id, try copy.map(encode)])
     }
 
@@ -36,7 +37,7 @@ enum OutboxShadow {
         let newest = try Row.fetchOne(
             db,
             sql: """
-                SELECT kind, body FROM cache_outbox WHERE instance_id = ? AND state IN ('pending', 'conflict')
+                SELECT kind, body FROM outbox_entry WHERE instance_id = ? AND state IN ('pending', 'conflict')
                 ORDER BY seq DESC LIMIT 1
                 """, arguments: [id])
         if let newest {
@@ -48,7 +49,7 @@ enum OutboxShadow {
             }
             return
         }
-        guard let base = try Row.fetchOne(db, sql: "SELECT body FROM cache_outbox_base WHERE instance_id = ?", arguments: [id]) else {
+        guard let base = try Row.fetchOne(db, sql: "SELECT body FROM outbox_base WHERE instance_id = ?", arguments: [id]) else {
             return  // no edit ever covered it: the content tables already hold the server's truth
         }
         if let body = base["body"] as String? {
@@ -57,16 +58,26 @@ enum OutboxShadow {
             try ContentTables.hardDelete(ids: [id], in: db)
         }
         let stillQueued =
-            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM cache_outbox WHERE instance_id = ?)", arguments: [id]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM outbox_entry WHERE instance_id = ?)", arguments: [id]) ?? false
         if !stillQueued {  // a failed entry keeps the copy, for when it is retried and discarded
-            try db.execute(sql: "DELETE FROM cache_outbox_base WHERE instance_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM outbox_base WHERE instance_id = ?", arguments: [id])
         }
+    }
+
+    /// Lays every waiting edit over the content tables again: run at open, for a cache rebuilt
+    /// empty beside its pending edits, or after a crash between the cache's commit and the
+    /// pending-edits file's (two files do not commit atomically together).
+    static func reapplyWaitingEdits(_ db: Database) throws {
+        let waiting = try String.fetchAll(
+            db,
+            sql: "SELECT DISTINCT instance_id FROM outbox_entry WHERE instance_id IS NOT NULL AND state IN ('pending', 'conflict')")
+        for id in waiting { try reconcile(id, in: db) }
     }
 
     /// A sync just wrote these server copies into the content tables: for instances covered by a
     /// waiting edit they become the remembered server copy, and the edit is laid over them again.
     static func syncApplied(upserts: [WireInstance], deletions: [String], in db: Database) throws {
-        let covered = Set(try String.fetchAll(db, sql: "SELECT instance_id FROM cache_outbox_base"))
+        let covered = Set(try String.fetchAll(db, sql: "SELECT instance_id FROM outbox_base"))
         guard !covered.isEmpty else { return }
         for instance in upserts where covered.contains(instance.id) {
             try serverCopyArrived(instance, for: instance.id, in: db)
