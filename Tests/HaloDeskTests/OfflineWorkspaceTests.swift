@@ -119,7 +119,7 @@ final class DamagedOfflineFilesTests: XCTestCase {
             var outboxFile: URL?
             let harness = try WorkspaceHarness { core in
                 let baseURL = try XCTUnwrap(core.environment.baseURL)
-                let file = CacheLocation.outboxFile(for: baseURL, in: core.configuration.dataDirectory)
+                let file = CacheLocation.outboxFile(for: baseURL, account: core.offlineAccount, in: core.configuration.dataDirectory)
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try garbage.write(to: file)
                 outboxFile = file

@@ -94,5 +94,14 @@ final class CacheTests: XCTestCase {
         XCTAssertTrue(a.lastPathComponent.hasPrefix("127.0.0.1-8080-"))
         XCTAssertEqual(Set([a, b, c]).count, 3)
         XCTAssertEqual(a, CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080"))), "stable")
+        // One per account too; the app's own token keeps the server's name.
+        let ann = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080")), account: "ann@example.com")
+        let bob = CacheLocation.file(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080")), account: "bob@example.com")
+        XCTAssertEqual(Set([a, ann, bob]).count, 3)
+        XCTAssertTrue(ann.lastPathComponent.hasPrefix("127.0.0.1-8080-"))
+        XCTAssertEqual(
+            CacheLocation.outboxFile(for: try XCTUnwrap(URL(string: "http://127.0.0.1:8080")), account: "ann@example.com")
+                .lastPathComponent,
+            ann.lastPathComponent)
     }
 }

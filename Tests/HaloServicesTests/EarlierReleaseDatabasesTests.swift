@@ -82,8 +82,14 @@ final class EarlierReleaseDatabasesTests: XCTestCase {
         let outbox = try core.content.outbox()
         let waiting = try outbox.pending()
         XCTAssertEqual(waiting.map(\.kind), [.update, .delete, .create])
-        // They moved out of the cache, to user data under $XDG_DATA_HOME, on this first start.
-        let outboxFile = CacheLocation.outboxFile(for: server.baseURL, in: core.configuration.dataDirectory)
+        // The cache of the days of one cache per server became the signed-in account's, and its
+        // edits moved out of it, to user data under $XDG_DATA_HOME, on this first start.
+        let earlierFile = CacheLocation.file(for: server.baseURL, in: core.configuration.cacheDirectory)
+        XCTAssertEqual(
+            try core.offlineCache().file,
+            CacheLocation.file(for: server.baseURL, account: "editor@halo.local", in: core.configuration.cacheDirectory))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: earlierFile.path), "adopted, not copied")
+        let outboxFile = CacheLocation.outboxFile(for: server.baseURL, account: "editor@halo.local", in: core.configuration.dataDirectory)
         XCTAssertEqual(try core.offlineCache().outboxFile, outboxFile)
         XCTAssertTrue(outboxFile.path.hasPrefix(core.configuration.dataDirectory.path))
         let moved = try DatabaseQueue(path: outboxFile.path)

@@ -46,6 +46,19 @@ final class ConfirmationDialog: Window {
         adw_message_dialog_set_close_response(dialog, Self.cancel)
     }
 
+    /// Adds a response after the others; `isDefault` makes it the one Enter picks, shown as suggested.
+    func addResponse(_ id: String, label: String, isDefault: Bool) {
+        let dialog = halo_adw_message_dialog(raw)
+        adw_message_dialog_add_response(dialog, id, label)
+        if isDefault {
+            adw_message_dialog_set_response_appearance(dialog, id, ADW_RESPONSE_SUGGESTED)
+            adw_message_dialog_set_default_response(dialog, id)
+        }
+    }
+
+    var heading: String { swiftString(adw_message_dialog_get_heading(halo_adw_message_dialog(raw))) ?? "" }
+    var body: String { swiftString(adw_message_dialog_get_body(halo_adw_message_dialog(raw))) ?? "" }
+
     func onResponse(_ handler: @escaping @MainActor (String) -> Void) {
         onPointer("response") { response in
             handler(response.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? Self.cancel)

@@ -212,18 +212,56 @@ final class ShellController {
     }
 
     func signOut() {
-        leaveWorkspace { [unowned self] in self.performSignOut() }
+        leaveWorkspace { [unowned self] in self.askHowToSignOut() }
     }
 
-    private func performSignOut() {
+    /// The sign-out question, while it is shown.
+    private(set) var signOutDialog: ConfirmationDialog?
+
+    /// On a server's workspace, signing out offers to remove this account's offline copy (for a
+    /// computer others use); the local workspace keeps no copy, so it just signs out.
+    private func askHowToSignOut() {
+        guard let session, !session.isLocal else { return performSignOut(removingCopy: false) }
+        let waiting = (try? session.core.content.outbox().pending().count) ?? 0
+        var body =
+            "HaloDesk keeps a copy of the content you opened on this computer, to show it offline. Remove it if others use this computer."
+        if waiting > 0 {
+            body += " \(waiting == 1 ? "One edit" : "\(waiting) edits") not sent yet stay either way, and are sent when you sign in again."
+        }
+        let dialog = ConfirmationDialog(
+            parent: window.window, heading: "Sign Out?", body: body, confirmLabel: "_Remove Copy and Sign Out", confirmId: "remove",
+            destructive: true)
+        dialog.addResponse("sign-out", label: "_Sign Out", isDefault: true)
+        dialog.onResponse { [unowned self] choice in
+            self.signOutDialog = nil
+            guard choice != ConfirmationDialog.cancel else { return }
+            self.performSignOut(removingCopy: choice == "remove")
+        }
+        signOutDialog = dialog
+        dialog.present()
+    }
+
+    private func performSignOut(removingCopy: Bool) {
         guard let session else { return }
-        workspaceView?.close()
+        let view = workspaceView
         workspaceView = nil
         Task { @MainActor in
+            await view?.closeAndWait()
+            let account = session.core.offlineAccount
             _ = await session.core.auth.logout()
+            var note = "Signed out."
+            if removingCopy {
+                // After logging out: nothing still running opens that account's copy again.
+                do throws(HaloError) {
+                    try session.core.removeOfflineCopy(ofAccount: account)
+                    note = "Signed out. The offline copy was removed from this computer."
+                } catch {
+                    note = "Signed out, but the offline copy could not be removed: \(error.sentence)"
+                }
+            }
             window.stack.removePage("workspace")
             showSignIn()
-            window.showToast("Signed out.")
+            window.showToast(note)
         }
     }
 

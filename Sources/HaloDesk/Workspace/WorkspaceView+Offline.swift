@@ -79,4 +79,11 @@ extension WorkspaceView {
         connection.stop()
         offlineCopies.cancel()
     }
+
+    /// `close`, returning once no sync of this view writes the cache any more (before the
+    /// offline copy is removed).
+    func closeAndWait() async {
+        connection.stop()
+        await offlineCopies.stop()
+    }
 }

@@ -84,6 +84,10 @@ public struct User: Sendable, Equatable {
     /// Whether `stayLoggedIn` credentials were stored in the keyring. False when not asked, or
     /// when no Secret Service was reachable (then nothing was stored anywhere; see the log).
     public let credentialsStored: Bool
+
+    /// Who this is, for keeping what is cached for them apart (their offline copy, their pocket):
+    /// the server's user id, else the email.
+    public var account: String { userProfile.id ?? userProfile.email }
 }
 
 /// Observes identified-user sessions (the seed's `AuthManagerObserver`).

@@ -145,7 +145,7 @@ extension AuthManager {
         let query = keys.map { URLQueryItem(name: "filterReferences[]", value: $0) }
         let call = APIRequest(.get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus)
         // Kept per user: after a change of user, offline, the previous user's pocket must not show.
-        let owner = currentUser.map { $0.userProfile.id ?? $0.userProfile.email } ?? "-"
+        let owner = currentUser?.account ?? "-"
         return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-\(owner)-" + keys.joined(separator: ",")).json())
     }
 

@@ -5,42 +5,114 @@ import Synchronization
 // pocket), sync into the cache with the seed's synced-instance functions, and the outbox.
 
 extension HaloCache {
-    private static let openCaches = Mutex<[String: HaloCache]>([:])
+    /// The open caches, by file, with the server each belongs to.
+    private static let openCaches = Mutex<[String: (server: String, cache: HaloCache)]>([:])
 
-    /// The process-wide cache of the server at `baseURL` (one `HaloCache` per file, so every
-    /// manager shares one writer).
+    /// The process-wide cache of the server at `baseURL` for `account` (one `HaloCache` per file,
+    /// so every manager shares one writer). An account's first cache adopts the file the server's
+    /// cache had before accounts were kept apart (with its pending edits), if there is one.
     public static func shared(
-        for baseURL: URL, in directory: URL = XDGDirectories.cache, dataDirectory: URL = XDGDirectories.data
+        for baseURL: URL, account: String? = nil, in directory: URL = XDGDirectories.cache,
+        dataDirectory: URL = XDGDirectories.data
     ) throws -> HaloCache {
-        let file = CacheLocation.file(for: baseURL, in: directory)
+        let file = CacheLocation.file(for: baseURL, account: account, in: directory)
+        let outboxFile = CacheLocation.outboxFile(for: baseURL, account: account, in: dataDirectory)
         return try openCaches.withLock { caches in
-            if let cache = caches[file.path] { return cache }
-            let cache = try HaloCache(file: file, outboxFile: CacheLocation.outboxFile(for: baseURL, in: dataDirectory))
-            caches[file.path] = cache
+            if let open = caches[file.path] { return open.cache }
+            if account != nil {
+                let earlier = CacheLocation.file(for: baseURL, in: directory)
+                if caches[earlier.path] == nil {
+                    adoptEarlierFiles(
+                        cache: earlier, outbox: CacheLocation.outboxFile(for: baseURL, in: dataDirectory), as: file, outboxFile)
+                }
+            }
+            let cache = try HaloCache(file: file, outboxFile: outboxFile)
+            caches[file.path] = (baseURL.absoluteString, cache)
             return cache
         }
     }
 
-    /// Closes the shared cache of the server at `baseURL`, if open (e.g. when the app leaves a
-    /// workspace); the next `shared(for:in:)` opens the file again.
+    /// Renames a cache of the days of one cache per server (and its pending edits) to an
+    /// account's names, when that account has none yet. Best effort: without it, the account
+    /// starts an empty copy.
+    private static func adoptEarlierFiles(cache earlier: URL, outbox earlierOutbox: URL, as file: URL, _ outboxFile: URL) {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: earlier.path), !manager.fileExists(atPath: file.path),
+            !manager.fileExists(atPath: outboxFile.path)
+        else { return }
+        for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: earlier.path + suffix) {
+            try? manager.moveItem(atPath: earlier.path + suffix, toPath: file.path + suffix)
+        }
+        if manager.fileExists(atPath: earlierOutbox.path) {
+            for suffix in ["", "-wal", "-shm"] where manager.fileExists(atPath: earlierOutbox.path + suffix) {
+                try? manager.moveItem(atPath: earlierOutbox.path + suffix, toPath: outboxFile.path + suffix)
+            }
+        }
+    }
+
+    /// Closes every shared cache of the server at `baseURL` in `directory`, whatever its account
+    /// (e.g. when the app leaves a workspace); the next `shared(for:account:in:)` opens it again.
     public static func closeShared(for baseURL: URL, in directory: URL = XDGDirectories.cache) throws {
-        let file = CacheLocation.file(for: baseURL, in: directory)
-        try openCaches.withLock { caches in try caches.removeValue(forKey: file.path)?.close() }
+        let folder = directory.standardizedFileURL.path
+        try openCaches.withLock { caches in
+            for (path, open) in caches
+            where open.server == baseURL.absoluteString
+                && URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path == folder
+            {
+                caches[path] = nil
+                try open.cache.close()
+            }
+        }
+    }
+
+    /// Closes the shared cache at `file` if open, then deletes the file (and its WAL companions).
+    /// Its pending edits, in their own file, stay.
+    static func removeShared(file: URL) throws {
+        try openCaches.withLock { caches in
+            if let open = caches.removeValue(forKey: file.path) { try open.cache.close() }
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: file.path + suffix) {
+            try FileManager.default.removeItem(atPath: file.path + suffix)
+        }
     }
 }
 
 extension CoreManager {
-    /// The offline cache of the current environment's server.
+    /// Whose copy the offline cache is (one per server and account): the identified user, else
+    /// the user of the password grant, else nil (the app's own token).
+    public var offlineAccount: String? {
+        if let user = auth.currentUser { return user.account }
+        if authenticationMode == .user, let username = userCredentials?.username { return username }
+        return nil
+    }
+
+    /// The offline cache of the current environment's server and account.
     public func offlineCache() throws(HaloError) -> HaloCache {
         guard let baseURL = environment.baseURL else {
             throw .configuration(message: "The environment \(environment) has no valid base URL")
         }
         do {
-            return try HaloCache.shared(for: baseURL, in: configuration.cacheDirectory, dataDirectory: configuration.dataDirectory)
+            return try HaloCache.shared(
+                for: baseURL, account: offlineAccount, in: configuration.cacheDirectory, dataDirectory: configuration.dataDirectory)
         } catch let error as HaloError {
             throw error
         } catch {
             throw .cache(message: "\(error)")
+        }
+    }
+
+    /// Removes `account`'s offline copy of this server from the computer (e.g. after signing out
+    /// of a shared computer: pass `offlineAccount` as it was before logging out, so that nothing
+    /// still running for that account opens the copy again). Edits waiting to be sent are kept:
+    /// they are the user's, and go out at their next sign-in. A later read or sync for that
+    /// account starts a new copy.
+    public func removeOfflineCopy(ofAccount account: String?) throws(HaloError) {
+        guard let baseURL = environment.baseURL else {
+            throw .configuration(message: "The environment \(environment) has no valid base URL")
+        }
+        let file = CacheLocation.file(for: baseURL, account: account, in: configuration.cacheDirectory)
+        do { try HaloCache.removeShared(file: file) } catch {
+            throw .cache(message: "The offline copy \(file.path) could not be removed: \(error)")
         }
     }
 

@@ -70,6 +70,13 @@ final class OfflineCopies {
         running?.task.cancel()
     }
 
+    /// Stops as `cancel` does, and returns once the sync under way has let go of the cache.
+    func stop() async {
+        let task = running?.task
+        cancel()
+        await task?.value
+    }
+
     private func startNext() {
         guard running == nil, !queue.isEmpty else { return }
         let (id, name) = queue.removeFirst()
