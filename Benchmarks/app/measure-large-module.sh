@@ -7,37 +7,16 @@
 set -euo pipefail
 out=$1
 instances=${INSTANCES:-100000}
-export GSK_RENDERER=cairo GDK_BACKEND=x11
-work=$(mktemp -d)
-export XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_CACHE_HOME=$work/cache
-bin=.build-release/release
 driver=Benchmarks/app/list_module.py
-server="" desk=""
-cleanup() { kill $desk $server 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+source Benchmarks/lib/remote-workspace.sh
+app_bench_setup
 
-# 1. A server with one module of $instances instances, an app client and an editor.
+# 1. A server with one module of $instances instances, an app client and a user, which HaloDesk
+#    remembers (it opens on its sign-in page).
 "$bin/halo-server" seed --data "$work/server" --instances "$instances" --modules 1 --seed 1 > /dev/null
-client=$("$bin/halo-server" client add --data "$work/server")
-client_id=$(awk -F': *' '/client id/{print $2}' <<< "$client")
-client_secret=$(awk -F': *' '/client secret/{print $2}' <<< "$client")
-password=bench-$RANDOM-password
-"$bin/halo-server" user add --data "$work/server" --email bench@example.com --password "$password" > /dev/null
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin/halo-server" serve --data "$work/server" --port "$port" --quiet > "$out/large-module-server.log" 2>&1 &
-server=$!
-url="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -s -o /dev/null "$url/api/authentication/version" && break; sleep 0.1; done
-
-# 2. HaloDesk remembers that server (settings file + client secret in the keyring, as the
-#    Connect page leaves them), so it opens on its sign-in page.
-mkdir -p "$XDG_CONFIG_HOME/halo-desk"
-cat > "$XDG_CONFIG_HOME/halo-desk/settings.json" <<JSON
-{"workspace": "remote", "environment": "$url", "clientId": "$client_id", "lastEmail": "bench@example.com",
- "offlinePolicy": "none", "numberOfRetries": 1, "logLevel": "warning", "disableSSLPinning": false}
-JSON
-printf %s "$client_secret" | secret-tool store --label "HaloDesk benchmark client" \
-  xdg:schema io.github.halodesk.HaloDesk.Credential server "halo-desk-remote:$url" account "client:$client_id"
+serve_remote_workspace "$work/server" "$out/large-module-server.log"
+server=$SERVER
+password=$PASSWORD
 
 # 3. Sign in, open the module, wait for its total; then read the peak RSS (VmHWM).
 total=$(/usr/bin/python3 -c "print(f'{$instances:,}')")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # App figures (issue: HaloDesk windows), each against a bare GTK 4 hello-world in the same run:
 #  - cold start of the release halo-desk to its first painted main window, and its peak RSS;
-#  - peak RSS with a 100,000-instance module listed (measure-large-module.sh).
+#  - peak RSS with a 100,000-instance module listed (measure-large-module.sh);
+#  - reopening that module online and offline, and the longest frame offline (measure-reopen.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=bench-artifacts/app
@@ -13,3 +14,4 @@ bash scripts/swift-release.sh --product halo-desk 2>&1 | { grep -E "error:|compl
 bash scripts/swift-release.sh --product halo-server 2>&1 | { grep -E "error:|complete" || true; } | tail -1
 bash scripts/gui-session.sh bash Benchmarks/app/measure.sh "$out"
 bash scripts/gui-session.sh bash Benchmarks/app/measure-large-module.sh "$out" 2>&1 | grep -v dbus-daemon
+bash scripts/gui-session.sh bash Benchmarks/app/measure-reopen.sh "$out" 2>&1 | grep -v dbus-daemon

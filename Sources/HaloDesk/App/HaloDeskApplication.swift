@@ -55,6 +55,7 @@ final class HaloDeskApplication {
             let shell = ShellController(window: window)
             self.shell = shell
             afterFirstFrame(of: window)
+            BenchmarkMarks.watchFrames(of: window.window)
             shell.start(forceLocal: options.localWorkspace)
             window.window.present()
         } catch {

@@ -42,10 +42,27 @@ extension WorkspaceView {
     }
 
     func openModule(_ module: Module) {
+        if BenchmarkMarks.isEnabled {
+            let name = module.name ?? module.id ?? "?"
+            BenchmarkMarks.mark("open \(name)")
+            firstPaintPending = name
+        }
         showDetail(nil)
         pager.show(moduleId: module.id, nameFilter: searchEntry.text)
         leaflet.show(listPane)
         keepOfflineCopy()
+    }
+
+    /// Benchmarks: marks the first frame painted with the opened module's first rows.
+    func markFirstRowsPainted(loaded range: Range<Int>) {
+        guard let name = firstPaintPending, range.contains(0), pager.instance(at: 0) != nil else { return }
+        firstPaintPending = nil
+        var connection: SignalConnection?
+        connection = table.columnView.onAfterPaint {
+            BenchmarkMarks.mark("painted \(name)")
+            connection?.disconnect()
+            connection = nil
+        }
     }
 
     /// Opens an instance by id (relation links): switches to its module and shows it.

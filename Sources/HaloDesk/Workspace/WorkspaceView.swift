@@ -60,6 +60,8 @@ final class WorkspaceView {
     var isRestoringSelection = false
     /// The detail page on screen.
     var visibleDetail = DetailPage.empty
+    /// Benchmarks (`BenchmarkMarks`): the module opened whose first painted rows are still to mark.
+    var firstPaintPending: String?
 
     init(session: WorkspaceSession, toaster: @escaping @MainActor (String) -> Void) throws {
         self.session = session
@@ -154,6 +156,7 @@ final class WorkspaceView {
                 view.fieldCatalog.learn(from: range.compactMap { view.pager.instance(at: $0) }, moduleId: moduleId)
             }
             view.table.refresh(range)
+            view.markFirstRowsPainted(loaded: range)
             view.bulk.updateFields(view.fieldCatalog.fields(moduleId: view.pager.moduleId ?? ""))
         }
         pager.onError = weakly(self) { view, message in view.toast(message) }

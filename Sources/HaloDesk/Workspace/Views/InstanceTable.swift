@@ -10,6 +10,10 @@ final class InstanceTable {
     @MainActor
     final class Cell {
         let label: Label
+        /// What the label shows now (reading it back from GTK would cost a string copy).
+        var shown = ""
+        var tooltip: String?
+        var isPlaceholder = false
         init(numeric: Bool) {
             label = Label("", classes: numeric ? ["numeric"] : [])
         }
@@ -60,15 +64,23 @@ final class InstanceTable {
                 let cell = Cell(numeric: numeric); return (cell, cell.label)
             },
             bind: { cell, position in
-                if let instance = pager.instance(at: position) {
-                    let shown = text(instance)
+                // Only what changes is set: every change of a label's text, tooltip or style is
+                // work for GTK (and a message to assistive technologies), and a list rebinds
+                // about 200 rows of 5 cells at once.
+                let instance = pager.instance(at: position)
+                let shown = instance.map(text) ?? "…"
+                if cell.shown != shown {
                     cell.label.text = shown
-                    if tooltip { cell.label.tooltip = shown.isEmpty ? nil : shown }
-                    cell.label.removeCSSClass("dim-label")
-                } else {
-                    cell.label.text = "…"
-                    cell.label.tooltip = nil
-                    cell.label.addCSSClass("dim-label")
+                    cell.shown = shown
+                }
+                let hint = tooltip && !shown.isEmpty && instance != nil ? shown : nil
+                if cell.tooltip != hint {
+                    cell.label.tooltip = hint
+                    cell.tooltip = hint
+                }
+                if cell.isPlaceholder != (instance == nil) {
+                    cell.isPlaceholder = instance == nil
+                    if cell.isPlaceholder { cell.label.addCSSClass("dim-label") } else { cell.label.removeCSSClass("dim-label") }
                 }
             })
         columnView.configureColumn(column, factory: factory, sortKey: sortKey)
