@@ -12,23 +12,15 @@ import XCTest
 /// `halo-server` behind a TLS proxy with a self-signed certificate, the app's Connect page, the
 /// refusal in words, the certificate shown, Pin This Certificate, Undo, and connecting.
 final class ConnectCertificateTests: XCTestCase {
-    private var home: URL!
-    private var savedEnvironment: [String: String?] = [:]
+    private var xdg: TemporaryXDGHome!
 
     override func setUp() {
         super.setUp()
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("halo-connect-\(UUID().uuidString)")
-        for (variable, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")] {
-            savedEnvironment[variable] = ProcessInfo.processInfo.environment[variable]
-            setenv(variable, home.appendingPathComponent(folder).path, 1)
-        }
+        xdg = TemporaryXDGHome("connect")
     }
 
     override func tearDown() {
-        for (variable, value) in savedEnvironment {
-            if let value { setenv(variable, value, 1) } else { unsetenv(variable) }
-        }
-        try? FileManager.default.removeItem(at: home)
+        xdg.restore()
         super.tearDown()
     }
 
@@ -50,15 +42,11 @@ final class ConnectCertificateTests: XCTestCase {
     }
 
     func testARefusedCertificateIsShownPinnedUndoneAndPinnedAgain() throws {
-        let home: URL = self.home
+        let home: URL = xdg.url
         try MainActor.assumeIsolated {
             let app = try GUITestEnvironment.sharedApplication()
-            let serverDirectory = home.appendingPathComponent("server")
-            let server = try WorkspaceHarness.wait {
-                try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false))
-            }
+            let (server, demo) = try WorkspaceHarness.startDemoServer(in: home.appendingPathComponent("server"))
             defer { _ = try? WorkspaceHarness.wait { await server.stop() } }
-            let demo = try WorkspaceHarness.wait { try await server.admin.seedDemo() }
             let (certificate, key) = try LocalTLSServer.makeCertificate(in: home.appendingPathComponent("tls"), name: "server")
             let proxy = try TLSProxy(certificate: certificate, key: key, backendPort: server.port)
             defer { proxy.stop() }
@@ -99,7 +87,7 @@ final class ConnectCertificateTests: XCTestCase {
             // Copy puts the fingerprint on the clipboard, to compare with the administrator's.
             page.copyFingerprintButton.click()
             XCTAssertEqual(page.copyFingerprintButton.clipboardText, facts.fingerprint)
-            try Self.screenshot(window, "connect-certificate-refused")
+            try GUITestEnvironment.screenshots(of: window, named: "connect-certificate-refused")
 
             // Pin This Certificate: written to the certificates folder, and the test passes.
             page.pinButton.click()
@@ -114,7 +102,7 @@ final class ConnectCertificateTests: XCTestCase {
             XCTAssertEqual(
                 page.certificateGroup.groupDescription,
                 "Pinned in \(pins.path). Only pinned certificates are trusted for this server.")
-            try Self.screenshot(window, "connect-certificate-pinned")
+            try GUITestEnvironment.screenshots(of: window, named: "connect-certificate-pinned")
 
             // Undo takes the pin back: the file goes, and the certificate is refused again.
             window.lastToast?.emit("button-clicked")
@@ -132,10 +120,4 @@ final class ConnectCertificateTests: XCTestCase {
         }
     }
 
-    @MainActor
-    private static func screenshot(_ window: MainWindow, _ name: String) throws {
-        MainLoopBridge.iterate(until: { !window.stack.isTransitionRunning }, timeout: 5)
-        let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name).png").path
-        try Screenshot.saveAfterNextPaint(window.window, to: path)
-    }
 }

@@ -9,24 +9,15 @@ import XCTest
 /// The shell driven through its real widgets: welcome → local workspace (an in-process
 /// HaloServer seeded with the demo) → sign-in errors → signed in.
 final class ShellTests: XCTestCase {
-    private var home: URL?
-    private var savedEnvironment: [String: String?] = [:]
+    private var xdg: TemporaryXDGHome!
 
     override func setUp() {
         super.setUp()
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("halo-shell-\(UUID().uuidString)")
-        self.home = home
-        for (variable, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")] {
-            savedEnvironment[variable] = ProcessInfo.processInfo.environment[variable]
-            setenv(variable, home.appendingPathComponent(folder).path, 1)
-        }
+        xdg = TemporaryXDGHome("shell")
     }
 
     override func tearDown() {
-        for (variable, value) in savedEnvironment {
-            if let value { setenv(variable, value, 1) } else { unsetenv(variable) }
-        }
-        if let home { try? FileManager.default.removeItem(at: home) }
+        xdg.restore()
         super.tearDown()
     }
 
@@ -41,7 +32,7 @@ final class ShellTests: XCTestCase {
             // First run: the welcome page.
             shell.start(forceLocal: false)
             XCTAssertEqual(window.stack.visiblePage, "welcome")
-            try Self.screenshot(window, "welcome")
+            try GUITestEnvironment.screenshots(of: window, named: "welcome")
 
             // Open the local workspace: the server starts in-process and is seeded.
             let welcome = try XCTUnwrap(shell.welcomePage)
@@ -54,7 +45,7 @@ final class ShellTests: XCTestCase {
             XCTAssertEqual(signIn.emailRow.text, "editor@halo.local")
             XCTAssertTrue(signIn.hintLabel.isVisible)
             XCTAssertEqual(AppSettings.load().settings.workspace, .local, "the choice is remembered")
-            try Self.screenshot(window, "sign-in")
+            try GUITestEnvironment.screenshots(of: window, named: "sign-in")
 
             // A wrong password: an inline, specific error; still on the sign-in page.
             let rightPassword = signIn.passwordRow.text
@@ -84,7 +75,7 @@ final class ShellTests: XCTestCase {
             XCTAssertEqual(workspace.sidebarTitle.title, "Modules")
             XCTAssertEqual(workspace.sidebarTitle.subtitle, "Local workspace")
             XCTAssertNotNil(gtk_menu_button_get_menu_model(OpaquePointer(workspace.primaryMenuButton.raw)), "primary menu reachable")
-            try Self.screenshot(window, "workspace-window")
+            try GUITestEnvironment.screenshots(of: window, named: "workspace-window")
 
             // Preferences apply to the live session and are remembered; pinning asks before turning off.
             shell.showPreferences()
@@ -149,15 +140,4 @@ final class ShellTests: XCTestCase {
         }
     }
 
-    @MainActor
-    private static func screenshot(_ window: MainWindow, _ name: String) throws {
-        MainLoopBridge.iterate(until: { !window.stack.isTransitionRunning }, timeout: 5)
-        let styleManager = adw_style_manager_get_default()
-        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
-        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
-            adw_style_manager_set_color_scheme(styleManager, scheme)
-            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
-            try Screenshot.saveAfterNextPaint(window.window, to: path)
-        }
-    }
 }

@@ -10,36 +10,24 @@ import XCTest
 /// Signing out of a server's workspace on a computer others use: the app offers to remove the
 /// account's offline copy, and does so, or keeps it.
 final class SignOutTests: XCTestCase {
-    private var home: URL!
-    private var savedEnvironment: [String: String?] = [:]
+    private var xdg: TemporaryXDGHome!
 
     override func setUp() {
         super.setUp()
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("halo-sign-out-\(UUID().uuidString)")
-        for (variable, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")] {
-            savedEnvironment[variable] = ProcessInfo.processInfo.environment[variable]
-            setenv(variable, home.appendingPathComponent(folder).path, 1)
-        }
+        xdg = TemporaryXDGHome("sign-out")
     }
 
     override func tearDown() {
-        for (variable, value) in savedEnvironment {
-            if let value { setenv(variable, value, 1) } else { unsetenv(variable) }
-        }
-        try? FileManager.default.removeItem(at: home)
+        xdg.restore()
         super.tearDown()
     }
 
     func testSigningOutOffersToRemoveTheAccountsOfflineCopy() throws {
-        let home: URL = self.home
+        let home: URL = xdg.url
         try MainActor.assumeIsolated {
             let app = try GUITestEnvironment.sharedApplication()
-            let serverDirectory = home.appendingPathComponent("server")
-            let server = try WorkspaceHarness.wait {
-                try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false))
-            }
+            let (server, demo) = try WorkspaceHarness.startDemoServer(in: home.appendingPathComponent("server"))
             defer { _ = try? WorkspaceHarness.wait { await server.stop() } }
-            let demo = try WorkspaceHarness.wait { try await server.admin.seedDemo() }
 
             let window = try MainWindow(application: app)
             let shell = ShellController(window: window, settingsFile: home.appendingPathComponent("settings.json"))

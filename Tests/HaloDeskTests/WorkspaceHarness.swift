@@ -48,10 +48,8 @@ final class WorkspaceHarness {
             childServer = child
             inProcessServer = nil
         } else {
-            let server = try Self.wait {
-                try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: serverDirectory, logRequests: false))
-            }
-            demo = try Self.wait { try await server.admin.seedDemo() }
+            let server: HaloServerInstance
+            (server, demo) = try Self.startDemoServer(in: serverDirectory)
             serverPort = server.port
             inProcessServer = server
         }
@@ -141,6 +139,19 @@ final class WorkspaceHarness {
     }
 
     /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
+    /// An in-process HaloServer on loopback with its data in `directory`, seeded with the demo.
+    static func startDemoServer(in directory: URL) throws -> (HaloServerInstance, DemoCredentials) {
+        let server = try wait {
+            try await HaloServerInstance.start(HaloServerConfiguration(dataDirectory: directory, logRequests: false))
+        }
+        do {
+            return (server, try wait { try await server.admin.seedDemo() })
+        } catch {
+            _ = try? wait { await server.stop() }
+            throw error
+        }
+    }
+
     static func wait<T: Sendable>(timeout: Double = 30, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Outcome<T>()
         Task.detached { do { outcome.set(.success(try await work())) } catch { outcome.set(.failure(error)) } }

@@ -172,10 +172,11 @@ final class ConnectPage {
         certificateIssuerRow.subtitle = certificate.issuer == certificate.subject ? "Itself (self-signed)" : certificate.issuer
         certificateExpiresRow.subtitle = certificate.expires
         certificateFingerprintRow.subtitle = certificate.fingerprintSHA256
-        let core = RemoteWorkspace.client(for: choice, settings: settings())
+        let settings = self.settings()
+        let core = RemoteWorkspace.client(for: choice, settings: settings)
         let pinned = core.isPinned(certificate)
         pinButton.isVisible = !pinned
-        if settings().disableSSLPinning {
+        if settings.disableSSLPinning {
             certificateGroup.groupDescription = "SSL pinning is off in Preferences, so pinned certificates are not used."
         } else if pinned {
             certificateGroup.groupDescription =

@@ -70,9 +70,15 @@ final class ShellController {
         window.show(page.widget, named: "welcome")
     }
 
-    func showConnect() {
+    /// The Connect page, filled from the remembered server, or after a refused connection with
+    /// that server's form, the reason and its certificate.
+    func showConnect(after failure: (error: Error, choice: ServerChoice)? = nil) {
         guard let page = connectPage else { return fail("The connection page could not be loaded.") }
-        page.prefill(environment: settings.environment, clientId: settings.clientId, clientSecret: nil)
+        if let failure {
+            page.explainFailure(failure.error, connecting: failure.choice)
+        } else {
+            page.prefill(environment: settings.environment, clientId: settings.clientId, clientSecret: nil)
+        }
         window.windowTitle.subtitle = "Connect"
         window.show(page.widget, named: "connect")
     }
@@ -177,11 +183,9 @@ final class ShellController {
                         core: core, title: choice.environment.baseURL?.host ?? choice.environment.description,
                         isLocal: false))
             } catch {
-                if case HaloError.sslPinningFailed = error, let page = connectPage {
+                if case HaloError.sslPinningFailed = error {
                     // A refused certificate is decided on the Connect page, where it can be pinned.
-                    window.windowTitle.subtitle = "Connect"
-                    window.show(page.widget, named: "connect")
-                    page.explainFailure(error, connecting: choice)
+                    showConnect(after: (error, choice))
                 } else {
                     window.showError(title: "Could Not Connect", message: UserMessages.describe(error))
                 }

@@ -33,9 +33,7 @@ extension WorkspaceView {
         for module in modules {
             guard let id = module.id else { continue }
             let query = SearchQuery().moduleIds([id]).pagination(page: 1, limit: 1)
-            // Known to be offline: counts from the copies, without a network wait per module.
-            let policy: OfflinePolicy? = connection.isOnline ? nil : .returnLocalDataDontLoad
-            if let result = try? await session.core.content.search(query: query, offlinePolicy: policy) {
+            if let result = try? await session.core.content.search(query: query, offlinePolicy: connection.readPolicy) {
                 sidebar.setCount(result.paginationInfo.totalItems, forModuleId: id)
             }
         }
@@ -57,11 +55,11 @@ extension WorkspaceView {
     func markFirstRowsPainted(loaded range: Range<Int>) {
         guard let name = firstPaintPending, range.contains(0), pager.instance(at: 0) != nil else { return }
         firstPaintPending = nil
-        var connection: SignalConnection?
-        connection = table.columnView.onAfterPaint {
+        var paintWatch: SignalConnection?
+        paintWatch = table.columnView.onAfterPaint {
             BenchmarkMarks.mark("painted \(name)")
-            connection?.disconnect()
-            connection = nil
+            paintWatch?.disconnect()
+            paintWatch = nil
         }
     }
 

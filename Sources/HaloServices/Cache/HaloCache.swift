@@ -85,8 +85,20 @@ public final class HaloCache: Sendable {
             throw HaloError.cache(message: "Cannot open the cache \(file.path): \(error)")
         }
         // A rebuilt cache, or a crash between the two files' commits: show the waiting edits again.
-        // (Best effort: a cache on a read-only file system opens all the same.)
-        do { try pool.write(OutboxShadow.reapplyWaitingEdits) } catch {
+        // Nothing is written when none waits; best effort otherwise (a cache on a read-only file
+        // system opens all the same).
+        // On the writer connection: a reader opened here would outlive it and keep the WAL from
+        // being merged when the cache closes.
+        do {
+            try pool.writeWithoutTransaction { db in
+                let waiting = try OutboxShadow.waitingInstanceIds(in: db)
+                guard !waiting.isEmpty else { return }
+                try db.inTransaction {
+                    try OutboxShadow.reapplyWaitingEdits(waiting, in: db)
+                    return .commit
+                }
+            }
+        } catch {
             logger.warning("The pending edits could not be laid over the cache \(file.path): \(error)")
         }
     }

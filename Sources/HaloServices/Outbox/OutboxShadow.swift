@@ -67,11 +67,15 @@ enum OutboxShadow {
     /// Lays every waiting edit over the content tables again: run at open, for a cache rebuilt
     /// empty beside its pending edits, or after a crash between the cache's commit and the
     /// pending-edits file's (two files do not commit atomically together).
-    static func reapplyWaitingEdits(_ db: Database) throws {
-        let waiting = try String.fetchAll(
+    static func reapplyWaitingEdits(_ ids: [String], in db: Database) throws {
+        for id in ids { try reconcile(id, in: db) }
+    }
+
+    /// The instances a waiting edit (pending or in conflict) covers.
+    static func waitingInstanceIds(in db: Database) throws -> [String] {
+        try String.fetchAll(
             db,
             sql: "SELECT DISTINCT instance_id FROM outbox_entry WHERE instance_id IS NOT NULL AND state IN ('pending', 'conflict')")
-        for id in waiting { try reconcile(id, in: db) }
     }
 
     /// A sync just wrote these server copies into the content tables: for instances covered by a

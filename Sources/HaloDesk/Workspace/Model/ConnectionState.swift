@@ -21,6 +21,9 @@ final class ConnectionState {
 
     private(set) var reachability = Reachability.online
     var isOnline: Bool { reachability == .online }
+    /// The policy for reads: the session's own while online; known to be offline, straight to
+    /// the copy on this computer, with no network wait per request. (The probe finds the server.)
+    var readPolicy: OfflinePolicy? { isOnline ? nil : .returnLocalDataDontLoad }
     /// When the server stopped answering (nil while online).
     var offlineSince: Date? {
         switch reachability {

@@ -132,8 +132,7 @@ final class InstancePager {
         if let totalItems, page * pageSize >= totalItems, page > 0 { return }
         loading.insert(page)
         let query = query(page: page), requested = generation, content = content
-        // Known to be offline: straight to the local copy, no network wait per page.
-        let policy: OfflinePolicy? = connection.isOnline ? nil : .returnLocalDataDontLoad
+        let policy = connection.readPolicy
         Task { @MainActor in
             do throws(HaloError) {
                 let result = try await content.search(query: query, offlinePolicy: policy)
