@@ -34,7 +34,7 @@ validate: setup
 
 ## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
 test: build validate
-	HALO_REQUIRE_GUI=1 bash scripts/gui-session.sh swift test --skip-build
+	bash scripts/run-tests.sh
 
 ## check: the fast loop, under a minute after a one-line change. Library and server tests (HaloContentStore,
 ## HaloServer, HaloServices) without the GUI and without the slow ones (kill -9 of a child process, stream
