@@ -56,21 +56,29 @@ def copy_complete(cache_dir, instances):
     return None
 
 
-def select(app, module, deadline):
+def select(app, module, deadline, before_click=None):
+    """Selects MODULE's row in the sidebar; `before_click` runs once the row is found, just
+    before the selection is sent (finding it walks the accessibility tree from Python)."""
     sidebar = wait_for("module " + module, lambda: module_list(app, module), deadline)
     index = next(i for i, child in enumerate(sidebar) if (child.name or "").startswith(module + ","))
+    if before_click:
+        before_click()
     sidebar.querySelection().selectChild(index)
 
 
 def reopen(app, app_pid, big, small, marks_file, deadline):
     """Opens SMALL, then BIG; returns (the app's open to painted ms, click to painted ms, app CPU
-    ms over that time). The click goes through AT-SPI, whose delivery is not the app's time."""
+    ms over that time). The click is the selection sent over AT-SPI (D-Bus to the app)."""
     select(app, small, deadline)
     time.sleep(0.8)
     cpu = cpu_seconds(app_pid)
-    click = time.monotonic_ns()
-    mark(marks_file, "click " + big)
-    select(app, big, deadline)
+    clicked = []
+
+    def click():
+        clicked.append(time.monotonic_ns())
+        mark(marks_file, "click " + big)
+    select(app, big, deadline, click)
+    click = clicked[0]
     while time.time() < deadline:
         painted = [stamp for stamp, what in marks(marks_file) if what == "painted " + big and stamp > click]
         if painted:

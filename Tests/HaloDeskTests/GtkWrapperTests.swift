@@ -39,6 +39,26 @@ final class GtkWrapperTests: XCTestCase {
         XCTAssertNil(weakCanary, "\(W.self): the handler was freed with the widget", file: file, line: line)
     }
 
+    /// Emits `query-tooltip` as GTK does when the pointer rests on `widget`; true when a tooltip shows.
+    @MainActor
+    private static func queryTooltip(of widget: Widget) -> Bool {
+        let tooltip = g_object_new_with_properties(gtk_tooltip_get_type(), 0, nil, nil)
+        defer { g_object_unref(tooltip) }
+        var arguments = [GValue](repeating: GValue(), count: 5)
+        g_value_init(&arguments[0], gtk_widget_get_type())
+        g_value_set_object(&arguments[0], widget.raw)
+        g_value_init(&arguments[1], GType(6 << 2))  // G_TYPE_INT
+        g_value_init(&arguments[2], GType(6 << 2))
+        g_value_init(&arguments[3], GType(5 << 2))  // G_TYPE_BOOLEAN
+        g_value_init(&arguments[4], gtk_tooltip_get_type())
+        g_value_set_object(&arguments[4], tooltip)
+        var shown = GValue()
+        g_value_init(&shown, GType(5 << 2))
+        g_signal_emitv(&arguments, g_signal_lookup("query-tooltip", gtk_widget_get_type()), 0, &shown)
+        defer { (0..<arguments.count).forEach { g_value_unset(&arguments[$0]) } }
+        return g_value_get_boolean(&shown) != 0
+    }
+
     func testRowsAndGroups() throws {
         try MainActor.assumeIsolated {
             try GUITestEnvironment.initializeGTK()
@@ -61,6 +81,18 @@ final class GtkWrapperTests: XCTestCase {
                 exercise: { row in
                     row.asEditable.text = "typed"
                     XCTAssertEqual(row.asEditable.text, "typed")
+                })
+            Self.check(
+                { Label("A long name") },
+                connect: { label, handler in
+                    label.onQueryTooltip {
+                        handler()
+                        return "A long name, whole"
+                    }
+                },
+                exercise: { label in
+                    XCTAssertNotEqual(gtk_widget_get_has_tooltip(label.widget), 0)
+                    XCTAssertTrue(Self.queryTooltip(of: label), "the handler's text makes GTK show a tooltip")
                 })
             let group = PreferencesGroup(title: "Group", description: "What it holds")
             XCTAssertEqual(group.title, "Group")

@@ -14,7 +14,7 @@ final class ListInfrastructureTests: XCTestCase {
         try MainActor.assumeIsolated {
             try GUITestEnvironment.initializeGTK()
             let model = IndexListModel()
-            model.reload(count: 100_000)
+            model.resize(to: 100_000)
             XCTAssertEqual(g_list_model_get_n_items(model.model), 100_000)
 
             let boundPositions = PositionLog()
@@ -59,6 +59,18 @@ final class ListInfrastructureTests: XCTestCase {
             MainLoopBridge.iterate(until: { false }, timeout: 0.2)
             XCTAssertEqual(Self.rowWidgets(of: listView), childrenBefore, "no row widget was replaced")
             XCTAssertEqual(g_list_model_get_n_items(model.model), 100_000)
+
+            // A shorter list (another module) removes rows at the end only: the rows that stay keep
+            // their widgets, so GTK builds nothing, and they are filled again by `rebind`.
+            model.resize(to: 30)
+            XCTAssertEqual(g_list_model_get_n_items(model.model), 30)
+            MainLoopBridge.iterate(until: { false }, timeout: 0.2)
+            let childrenAfter = Self.rowWidgets(of: listView)
+            XCTAssertEqual(childrenAfter.count, 30)
+            XCTAssertEqual(Array(childrenBefore.prefix(30)), childrenAfter, "the 30 rows that stayed kept their widgets")
+            model.resize(to: 40)
+            MainLoopBridge.iterate(until: { false }, timeout: 0.2)
+            XCTAssertEqual(Array(Self.rowWidgets(of: listView).prefix(30)), childrenAfter, "adding rows at the end kept the others")
         }
     }
 }

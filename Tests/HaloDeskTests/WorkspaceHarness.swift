@@ -104,7 +104,8 @@ final class WorkspaceHarness {
         let module = try XCTUnwrap(view.sidebar.modules.first { $0.name == name }, "no module \(name)")
         view.sidebar.activate(moduleId: try XCTUnwrap(module.id))
         XCTAssertTrue(
-            pump { self.view.pager.moduleId == module.id && self.view.pager.instance(at: 0) != nil }, "rows of \(name) did not load")
+            pump { self.view.pager.moduleId == module.id && self.view.pager.instance(at: 0) != nil && self.view.table.isSettled },
+            "rows of \(name) did not load")
     }
 
     /// Pumps the main loop until `condition` holds.

@@ -32,14 +32,10 @@ enum BenchmarkMarks {
     static func watchFrames(of widget: Widget, slowerThan threshold: Double = 0.025) {
         guard isEnabled else { return }
         let watcher = FrameWatcher(threshold: threshold)
-        let box = Unmanaged.passRetained(watcher).toOpaque()  // lives as long as the app
-        gtk_widget_add_tick_callback(
-            widget.widget,
-            { _, _, data in
-                guard let data else { return 1 }
-                MainActor.assumeIsolated { Unmanaged<FrameWatcher>.fromOpaque(data).takeUnretainedValue().tick() }
-                return 1  // G_SOURCE_CONTINUE
-            }, box, nil)
+        widget.onEachFrame {
+            watcher.tick()
+            return true
+        }
     }
 
     @MainActor

@@ -47,12 +47,28 @@ final class ListItemFactory<Row: AnyObject> {
     /// replaced, so the keyboard focus, the selection and the scroll position stay where they are.
     /// Rows outside the screen are not bound; GTK binds them with the new data when they show.
     func rebind(_ range: Range<Int>) {
+        rebind { range.contains($0) }
+    }
+
+    /// Fills the bound rows whose position passes `test` again (see `rebind(_:)`).
+    func rebind(where test: (Int) -> Bool) {
         for item in bound {
             guard let row = rows[item], let listItem = UnsafeMutableRawPointer(bitPattern: item),
                 let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(listItem))),
-                range.contains(position)
+                test(position)
             else { continue }
             bind(row, position)
+        }
+    }
+
+    /// The rows GTK has bound: each one's position and the widget showing it.
+    var boundRows: [(position: Int, widget: UnsafeMutablePointer<GtkWidget>)] {
+        bound.compactMap { item in
+            guard let listItem = UnsafeMutableRawPointer(bitPattern: item),
+                let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(listItem))),
+                let child = gtk_list_item_get_child(halo_list_item(listItem))
+            else { return nil }
+            return (position, child)
         }
     }
 

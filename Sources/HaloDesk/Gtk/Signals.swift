@@ -81,6 +81,18 @@ private let flagToBoolTrampoline: @convention(c) (UnsafeMutableRawPointer?, gboo
     return MainActor.assumeIsolated { handlerBox(FlagToBoolHandler.self, box)?(flag != 0) ?? false } ? 1 : 0
 }
 
+// `gboolean handler(GtkWidget *self, gint x, gint y, gboolean keyboard, GtkTooltip *tooltip, gpointer user_data)`:
+// GtkWidget::query-tooltip. The handler gives the text, or nil for no tooltip.
+private typealias TooltipHandler = @MainActor () -> String?
+private let queryTooltipTrampoline:
+    @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, gboolean, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = {
+        _, _, _, _, tooltip, data in
+        let box = UInt(bitPattern: data)
+        guard let tooltip, let text = MainActor.assumeIsolated({ handlerBox(TooltipHandler.self, box)?() }) else { return 0 }
+        gtk_tooltip_set_text(tooltip, text)
+        return 1
+    }
+
 /// The handler stored at `address` (the user data GLib passes back to a trampoline).
 @MainActor
 private func handlerBox<Handler>(_ type: Handler.Type, _ address: UInt) -> Handler? {
@@ -133,6 +145,16 @@ extension GObjectRef {
     @discardableResult
     func onReturningBoolWithFlag(_ signal: String, _ handler: @escaping @MainActor (Bool) -> Bool) -> SignalConnection {
         connect(raw, signal, unsafeBitCast(flagToBoolTrampoline, to: GCallback.self), handler as FlagToBoolHandler)
+    }
+
+    /// Makes the widget's tooltip whatever `text` answers when GTK is about to show one (nil: none).
+    /// Unlike setting the tooltip text, nothing is done until the pointer rests on the widget: on
+    /// X11 each `gtk_widget_set_tooltip_text` asks the X server where the pointer is, a round trip
+    /// per call (list cells are bound by the hundred).
+    @discardableResult
+    func onQueryTooltip(_ text: @escaping @MainActor () -> String?) -> SignalConnection {
+        gtk_widget_set_has_tooltip(halo_widget(raw), 1)
+        return connect(raw, "query-tooltip", unsafeBitCast(queryTooltipTrampoline, to: GCallback.self), text as TooltipHandler)
     }
 
     /// Emits a signal that has no arguments and no return value (e.g. `clicked`), synchronously.

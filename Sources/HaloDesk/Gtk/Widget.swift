@@ -62,6 +62,25 @@ class Widget: GObjectRef {
         guard let clock = gtk_widget_get_frame_clock(widget) else { return nil }
         return GObjectRef(retaining: UnsafeMutableRawPointer(clock)).on("after-paint", handler)
     }
+
+    /// Calls `handler` once per frame of the widget's window, before it is drawn
+    /// (`gtk_widget_add_tick_callback`), for as long as it returns true. A tick callback keeps the
+    /// frame clock running at the display's rate while it is installed.
+    func onEachFrame(_ handler: @escaping @MainActor () -> Bool) {
+        let box = Unmanaged.passRetained(SignalHandlerBox(handler)).toOpaque()
+        gtk_widget_add_tick_callback(
+            widget,
+            { _, _, data in
+                guard let data else { return 0 }
+                return MainActor.assumeIsolated {
+                    Unmanaged<SignalHandlerBox<@MainActor () -> Bool>>.fromOpaque(data).takeUnretainedValue().handler() ? 1 : 0
+                }
+            }, box,
+            { data in
+                guard let data else { return }
+                Unmanaged<SignalHandlerBox<@MainActor () -> Bool>>.fromOpaque(data).release()
+            })
+    }
 }
 
 @MainActor

@@ -12,6 +12,7 @@ final class InstanceTable {
         let label: Label
         /// What the label shows now (reading it back from GTK would cost a string copy).
         var shown = ""
+        /// Shown when the pointer rests on the cell (asked for then, see `Widget.onQueryTooltip`).
         var tooltip: String?
         var isPlaceholder = false
         init(numeric: Bool) {
@@ -61,25 +62,24 @@ final class InstanceTable {
         let pager = pager
         let factory = ListItemFactory<Cell>(
             makeRow: {
-                let cell = Cell(numeric: numeric); return (cell, cell.label)
+                let cell = Cell(numeric: numeric)
+                if tooltip { cell.label.onQueryTooltip { [weak cell] in cell?.tooltip } }
+                return (cell, cell.label)
             },
-            bind: { cell, position in
-                // Only what changes is set: every change of a label's text, tooltip or style is
-                // work for GTK (and a message to assistive technologies), and a list rebinds
-                // about 200 rows of 5 cells at once.
-                let instance = pager.instance(at: position)
-                let shown = instance.map(text) ?? "…"
+            bind: { [weak self] cell, position in
+                // Only what changes is set: every change of a label's text or style is work for
+                // GTK (and a message to assistive technologies).
+                // A row past the new end is blank for the few frames until it is removed.
+                let isLeaving = position >= (self?.targetCount ?? .max)
+                let instance = isLeaving ? nil : pager.instance(at: position)
+                let shown = isLeaving ? "" : instance.map(text) ?? "…"
                 if cell.shown != shown {
                     cell.label.text = shown
                     cell.shown = shown
                 }
-                let hint = tooltip && !shown.isEmpty && instance != nil ? shown : nil
-                if cell.tooltip != hint {
-                    cell.label.tooltip = hint
-                    cell.tooltip = hint
-                }
-                if cell.isPlaceholder != (instance == nil) {
-                    cell.isPlaceholder = instance == nil
+                cell.tooltip = tooltip && !shown.isEmpty && instance != nil ? shown : nil
+                if cell.isPlaceholder != (instance == nil && !isLeaving) {
+                    cell.isPlaceholder = instance == nil && !isLeaving
                     if cell.isPlaceholder { cell.label.addCSSClass("dim-label") } else { cell.label.removeCSSClass("dim-label") }
                 }
             })
@@ -87,16 +87,112 @@ final class InstanceTable {
         factories.append(factory)
     }
 
+    // MARK: Row work, a few rows per frame
+    //
+    // GTK 4.8 keeps up to 200 rows built (GTK_LIST_VIEW_MAX_LIST_ITEMS), and each row made, removed
+    // or filled again costs it about a millisecond (5 cells: widgets, layout, and a message per
+    // cell to assistive technologies). Done at once, replacing a module of thousands blocked a
+    // frame for 150–450 ms and a page arriving for ~100 ms. So the rows on screen are done at
+    // once and the rest `rowsPerFrame` a frame; rows past the ones GTK builds are only a count.
+
+    /// Rows made, removed or filled again per frame beyond those on screen (~15–25 ms of GTK work).
+    static let rowsPerFrame = 16
+    private static let rowsKeptBuilt = 200
+    /// The row count being worked toward (the pager's total).
+    private var targetCount = 0
+    /// Bound rows whose widgets show data that is no longer theirs (the previous module's, or a
+    /// placeholder whose page arrived).
+    private var staleRows = Set<Int>()
+    private var isWaitingForFrames = false
+
+    /// True when every row is in place and shows its data (no work left for later frames).
+    var isSettled: Bool { model.count == targetCount && staleRows.isEmpty }
+
     /// Makes the rows in `range` show their (new) data, in place (focus and selection stay).
     func refresh(_ range: Range<Int>) {
-        factories.forEach { $0.rebind(range) }
+        staleRows.formUnion(boundPositions().filter(range.contains))
+        workOnRows(onScreenOnly: true)
     }
 
-    /// Replaces every row (a new module, filter, sort or total).
+    /// Shows a new list of `count` rows (a new module, filter, sort or total) from the top, with
+    /// nothing selected. The rows that stay keep their widgets and are filled again; rows are
+    /// added or removed at the end only (`IndexListModel.resize`).
     func reload(count: Int) {
         isRestoringSelection = true
         defer { isRestoringSelection = false }
-        model.reload(count: count)
+        columnView.select([])
+        scrollToTop()
+        targetCount = count
+        if model.count > max(count, Self.rowsKeptBuilt) { model.resize(to: max(count, Self.rowsKeptBuilt)) }
+        staleRows = Set(boundPositions())
+        workOnRows(atTop: true)
+    }
+
+    /// This frame's share of the row work; asks for the next frames while some is left.
+    /// `atTop`: the list was just scrolled to its top, where the rows on screen are the first ones.
+    /// `onScreenOnly`: only fill the rows on screen now (new data arrived within a frame that
+    /// may already have done its share).
+    private func workOnRows(atTop: Bool = false, onScreenOnly: Bool = false) {
+        guard columnView.isMapped else {  // nothing is painted: no frame to keep short
+            model.resize(to: targetCount)
+            fill(staleRows)
+            return
+        }
+        let bound = Set(boundPositions())
+        staleRows.formIntersection(bound)
+        let onScreen = visiblePositions()
+        let staleOnScreen = staleRows.filter(onScreen.contains)
+        fill(staleOnScreen)
+        var budget = onScreenOnly ? 0 : max(0, Self.rowsPerFrame - staleOnScreen.count)
+        if model.count < targetCount, !onScreenOnly {
+            // Just scrolled to the top: at least the rows the window has room for, now.
+            let next = max(model.count + budget, atTop ? visiblePositions().upperBound : 0)
+            model.resize(to: next >= Self.rowsKeptBuilt ? targetCount : min(next, targetCount))
+            budget = 0
+        } else if model.count > targetCount, budget > 0 {
+            model.resize(to: max(targetCount, model.count - budget))
+            budget = 0
+        }
+        fill(Set(staleRows.filter { $0 < targetCount }.sorted().prefix(budget)))
+        staleRows = staleRows.filter { $0 < model.count }
+        if !isSettled, !isWaitingForFrames {
+            isWaitingForFrames = true
+            columnView.onEachFrame { [weak self] in
+                guard let self else { return false }
+                self.isWaitingForFrames = false
+                self.workOnRows()
+                return false  // workOnRows asked for the next frame if it needs one
+            }
+        }
+    }
+
+    private func fill(_ positions: Set<Int>) {
+        guard !positions.isEmpty else { return }
+        factories.forEach { $0.rebind(where: positions.contains) }
+        staleRows.subtract(positions)
+    }
+
+    private func boundPositions() -> [Int] { factories.first?.boundRows.map(\.position) ?? [] }
+
+    /// The positions of the rows inside the scrolled window's visible area. Rows are one line
+    /// high, so the scroll offset and the row height tell which (measuring each row widget's
+    /// place costs GTK ~10 ms for the 200 rows it keeps built).
+    private func visiblePositions() -> Range<Int> {
+        let rowHeight = self.rowHeight()
+        let offset = gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(OpaquePointer(widget.raw)))
+        let first = max(0, Int(offset) / rowHeight - 1)
+        return first..<(first + Int(gtk_widget_get_height(widget.widget)) / rowHeight + 3)
+    }
+
+    private func rowHeight() -> Int {
+        // A bound widget is a cell's label; its parent, the cell, is as high as the row.
+        factories.first?.boundRows.lazy.compactMap { gtk_widget_get_parent($0.widget).map { Int(gtk_widget_get_height($0)) } }
+            .first { $0 > 0 } ?? 34
+    }
+
+    private func scrollToTop() {
+        let adjustment = gtk_scrolled_window_get_vadjustment(OpaquePointer(widget.raw))
+        gtk_adjustment_set_value(adjustment, 0)
     }
 }
 
