@@ -53,9 +53,21 @@ func instance(from json: JSONValue) throws(HaloError) -> ContentInstance {
     }
 }
 
-/// Parses a filter: JSON (`{"condition":…}` / `{"operation":…}`) or an expression such as
-/// `price >= 10 and (inStock = true or title like ab)`.
-private func parseFilter(_ text: String) throws(HaloError) -> SearchFilter {
+/// Parses a filter: JSON (`{"condition":…}` / `{"operation":…}`, on values) or an expression such
+/// as `price >= 10 and (inStock = true or title like ab) and meta.updatedAt > @2024-05-01`
+/// (`SearchFilters`: `meta.` properties are metadata).
+private func parseFilters(_ text: String) throws(HaloError) -> SearchFilters {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    do {
+        if trimmed.hasPrefix("{") { return SearchFilters(values: try SearchFilter(wire: try JSONValue(string: trimmed))) }
+        return try SearchFilters.parse(expression: trimmed)
+    } catch {
+        throw .invalidInput(message: "Invalid filter \"\(text)\": \(error)")
+    }
+}
+
+/// Parses a metadata filter: JSON or an expression whose properties are metadata names.
+private func parseMetadataFilter(_ text: String) throws(HaloError) -> SearchFilter {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     do {
         if trimmed.hasPrefix("{") { return try SearchFilter(wire: try JSONValue(string: trimmed)) }
@@ -88,12 +100,13 @@ struct Search: AsyncParsableCommand {
         discussion: """
             Filters are JSON filter trees or expressions: property OP value joined with and/or and
             parentheses, OP one of = != > < >= <= in !in like, e.g.
-            'price >= 10 and (inStock = true or title like ab)'.
+            'price >= 10 and (inStock = true or title like ab)'. In --filter, metadata properties
+            are written meta.name, meta.updatedAt…: 'price >= 10 and meta.updatedAt > @2024-05-01'.
             """)
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "Module name.") var module: String?
     @Option(name: .long, help: "Module id (repeatable).") var moduleId: [String] = []
-    @Option(name: .long, help: "Filter on values (expression or JSON).") var filter: String?
+    @Option(name: .long, help: "Filter on values, and on metadata as meta.<name> (expression or JSON).") var filter: String?
     @Option(name: .long, help: "Filter on metadata (name, createdAt, publishedAt…).") var meta: String?
     @Option(name: .long, help: "Sort, e.g. 'updatedAt desc'.") var sort: String?
     @Option(name: .long, help: "Locale code, e.g. en-US.") var locale: String?
@@ -104,8 +117,11 @@ struct Search: AsyncParsableCommand {
         var query = SearchQuery()
         if let module { query = query.moduleName(module) }
         if !moduleId.isEmpty { query = query.moduleIds(moduleId) }
-        if let filter { query = query.searchFilter(try parseFilter(filter)) }
-        if let meta { query = query.metaFilter(try parseFilter(meta)) }
+        if let filter { query = query.filters(try parseFilters(filter)) }
+        if let meta {
+            let metadata = try parseMetadataFilter(meta)
+            query = query.metaFilter(query.metaFilter.map { and($0, metadata) } ?? metadata)
+        }
         if let sort {
             for part in sort.split(separator: ",") {
                 let words = part.split(separator: " ")

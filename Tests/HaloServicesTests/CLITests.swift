@@ -150,6 +150,18 @@ final class CLITests: XCTestCase {
         let search = try halo(["search", "--module", "Products", "--filter", "price >= 10 and (inStock = true or title like ab)", "--json"])
         XCTAssertEqual(search.status, 0, search.stderr)
         XCTAssertEqual(try JSONValue(string: search.stdout)["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue }, [id])
+        // Metadata in the same expression (`meta.`), alone and with values; `--meta` adds to it.
+        func names(_ arguments: [String]) throws -> [String] {
+            let result = try halo(["search", "--module", "Products", "--json"] + arguments)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try JSONValue(string: result.stdout)["items"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.sorted() ?? []
+        }
+        XCTAssertEqual(try names(["--filter", #"meta.name like "chea""#]), ["Cheap"])
+        XCTAssertEqual(try names(["--filter", #"price >= 0 and meta.name like "abbe""#]), ["Dear abbey"])
+        XCTAssertEqual(try names(["--filter", "price >= 0 and meta.deletedAt = null", "--meta", #"name like "chea""#]), ["Cheap"])
+        let mixed = try halo(["search", "--filter", "price >= 10 or meta.name like abc"])
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertTrue(mixed.stderr.contains("The metadata condition at character 16"), mixed.stderr)
         let jsonFilter = try halo([
             "search", "--module", "Products", "--filter", #"{"operation":"<","property":"price","value":10,"type":"number"}"#,
         ])

@@ -61,6 +61,9 @@ final class QueryCorpusTests: XCTestCase {
             for filter in [query.filter, query.meta].compactMap({ $0 }) {
                 XCTAssertEqual(try SearchFilter.parse(expression: filter.expression), filter, query.name)
             }
+            // Both trees as one expression (the filter builder's text form, `halo search --filter`).
+            let both = SearchFilters(values: query.filter, metadata: query.meta)
+            XCTAssertEqual(try SearchFilters.parse(expression: both.expression), both, "\(query.name): \(both.expression)")
         }
 
         let server = try await OfflineTestServer.start()

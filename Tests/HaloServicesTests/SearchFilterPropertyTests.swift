@@ -19,6 +19,29 @@ import Testing
         }
     }
 
+    /// Values and metadata in one expression (`meta.` properties), as the filter builder's text
+    /// form and `halo search --filter` write them.
+    static let filterPairs = Gen.uint64(in: 0...UInt64.max).array(of: 1...160).map { numbers -> SearchFilters in
+        let half = numbers.count / 2
+        let values = RandomFilterTree.decode(Array(numbers[1..<max(1, half)]))
+        let metadata = RandomFilterTree.decode(Array(numbers[max(1, half)...]))
+        // A part without any condition (only empty groups) reads back joined to the other part, or
+        // alone as values (documented): not generated.
+        func hasConditions(_ tree: SearchFilter) -> Bool { tree.wireJSON.jsonString().contains("\"operation\"") }
+        let hasMetadata = numbers[0] % 3 != 0 && hasConditions(metadata)
+        let hasValues = numbers[0] % 3 != 1 && (hasConditions(values) || !hasMetadata)
+        return SearchFilters(values: hasValues ? values : nil, metadata: hasMetadata ? metadata : nil)
+    }
+
+    @Test func valuesAndMetadataTextRoundTripsExactly() async {
+        await propertyCheck(count: 500, input: Self.filterPairs) { filters in
+            let text = filters.expression
+            let parsed = try? SearchFilters.parse(expression: text)
+            #expect(parsed == filters, "\(text)")
+            #expect(parsed?.expression == text)
+        }
+    }
+
     @Test func wireJSONRoundTripsExactly() async {
         await propertyCheck(count: 500, input: Self.trees) { tree in
             let wire = tree.wireJSON

@@ -194,6 +194,47 @@ final class SearchFilterTests: XCTestCase {
         XCTAssertEqual(message(""), "Expected a property name at the end of the filter.")
     }
 
+    /// One expression for both trees of a search: `meta.` properties are metadata (`metaSearch`).
+    func testValuesAndMetadataInOneExpression() throws {
+        let text = #"price >= 10 and meta.updatedAt > @2024-05-01 and (inStock = true or title like "abi")"#
+        let filters = try SearchFilters.parse(expression: text)
+        XCTAssertEqual(
+            filters.values,
+            and(gte(property: "price", value: 10), or(eq(property: "inStock", value: true), like(property: "title", value: "abi"))))
+        XCTAssertEqual(
+            filters.metadata, .comparison(operation: .greaterThan, property: "updatedAt", value: 1_714_521_600_000, type: "date"))
+        // Written back: values first, then metadata.
+        XCTAssertEqual(filters.expression, #"price >= 10 and (inStock = true or title like "abi") and meta.updatedAt > @1714521600000"#)
+        XCTAssertEqual(try SearchFilters.parse(expression: filters.expression), filters)
+
+        // Only metadata; a quoted name stays a value field; a metadata name that needs quoting.
+        XCTAssertEqual(
+            try SearchFilters.parse(expression: "meta.deletedAt = null"), SearchFilters(metadata: eq(property: "deletedAt", value: nil)))
+        XCTAssertEqual(try SearchFilters.parse(expression: #""meta.x" = 1"#), SearchFilters(values: eq(property: "meta.x", value: 1)))
+        XCTAssertEqual(SearchFilters(values: eq(property: "meta.x", value: 1)).expression, #""meta.x" = 1"#)
+        XCTAssertEqual(
+            try SearchFilters.parse(expression: #"meta."created by" = "ann""#),
+            SearchFilters(metadata: eq(property: "created by", value: "ann")))
+        XCTAssertEqual(try SearchFilters.parse(expression: "  "), SearchFilters())
+        XCTAssertEqual(SearchFilters().expression, "")
+
+        // Values and metadata meet only through the top-level `and`: the server searches them apart.
+        XCTAssertThrowsError(try SearchFilters.parse(expression: "price >= 10 or meta.name like abc")) { error in
+            XCTAssertEqual(
+                (error as? HaloError)?.description,
+                "The metadata condition at character 16 of the filter is in a group with value conditions: values and metadata "
+                    + "are searched separately, so they can only be joined by 'and' at the top level.")
+        }
+        XCTAssertThrowsError(try SearchFilters.parse(expression: "meta.name = a and meta."))
+
+        // Through a query: both trees, and the query gives them back.
+        let query = SearchQuery().filters(filters)
+        XCTAssertEqual(query.searchFilter, filters.values)
+        XCTAssertEqual(query.metaFilter, filters.metadata)
+        XCTAssertEqual(query.filters, filters)
+        XCTAssertNil(query.filters(SearchFilters()).searchFilter)
+    }
+
     func testExpressionRendersAndParsesBack() throws {
         let filters = [
             and(gte(property: "price", value: 10), or(eq(property: "inStock", value: true), like(property: "title", value: "ab"))),

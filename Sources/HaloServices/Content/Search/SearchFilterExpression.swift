@@ -210,8 +210,16 @@ private enum FilterExpressionLexer {
 private struct FilterExpressionParser {
     let tokens: [FilterToken]
     var index = 0
+    /// Whether a bare `meta.` prefix marks a metadata property (`SearchFilters`).
+    let readsMetadataPrefix: Bool
+    /// For each comparison, in the order written (the tree's pre-order): whether it is on
+    /// metadata, and the character where it starts.
+    private(set) var comparisons: [(isMetadata: Bool, position: Int)] = []
 
-    init(tokens: [FilterToken]) { self.tokens = tokens }
+    init(tokens: [FilterToken], readsMetadataPrefix: Bool = false) {
+        self.tokens = tokens
+        self.readsMetadataPrefix = readsMetadataPrefix
+    }
 
     var peek: FilterToken? { index < tokens.count ? tokens[index] : nil }
 
@@ -283,13 +291,25 @@ private struct FilterExpressionParser {
     }
 
     mutating func parseComparison() throws -> SearchFilter {
-        let property: String
+        var property: String
+        var isMetadata = false
+        let position = peek?.position ?? 0
         switch peek?.kind {
         case .word(let w)? where !["and", "or"].contains(w.lowercased()): property = w
         case .string(let s)?: property = s
         default: throw failure(expected: "a property name")
         }
         index += 1
+        if readsMetadataPrefix, case .word(let w) = tokens[index - 1].kind, w.hasPrefix(SearchFilters.metadataPrefix) {
+            isMetadata = true
+            property = String(w.dropFirst(SearchFilters.metadataPrefix.count))
+            if property.isEmpty {  // meta."a name"
+                guard case .string(let name)? = peek?.kind else { throw failure(expected: "a metadata name after 'meta.'") }
+                property = name
+                index += 1
+            }
+        }
+        comparisons.append((isMetadata, position))
         let operation = try parseOperator()
         let (value, isDate) = try parseValue()
         var type = isDate ? "date" : SearchFilter.inferredType(of: value)
@@ -360,22 +380,144 @@ private struct FilterExpressionParser {
     }
 }
 
+/// The filters of a search as one expression: conditions on instance values (`searchValues`)
+/// and, written with a `meta.` prefix, conditions on metadata (`metaSearch`):
+/// `price >= 10 and meta.updatedAt > @2024-05-01`. The server applies both, so in the
+/// expression they meet only through `and` at the top level; a group mixing the two is refused,
+/// saying where. A value field whose name starts with `meta.` is written quoted (`"meta.x" = 1`).
+/// An empty expression is no filter at all. `halo search --filter` and the app's filter builder
+/// read and write this form.
+public struct SearchFilters: Hashable, Sendable {
+    /// On instance values (`searchValues`).
+    public var values: SearchFilter?
+    /// On metadata: name, createdAt, updatedAt, publishedAt, … (`metaSearch`).
+    public var metadata: SearchFilter?
+
+    public init(values: SearchFilter? = nil, metadata: SearchFilter? = nil) {
+        self.values = values
+        self.metadata = metadata
+    }
+
+    public var isEmpty: Bool { values == nil && metadata == nil }
+
+    static let metadataPrefix = "meta."
+
+    /// Parses the expression; a syntax error, or a group mixing values and metadata, is a
+    /// `HaloError.invalidInput` that says what is wrong and at which character (1-based).
+    public static func parse(expression: String) throws -> SearchFilters {
+        let tokens = try FilterExpressionLexer.tokenize(expression)
+        guard !tokens.isEmpty else { return SearchFilters() }
+        var parser = FilterExpressionParser(tokens: tokens, readsMetadataPrefix: true)
+        let tree = try parser.parseExpression()
+        if let extra = parser.peek {
+            throw HaloError.invalidInput(message: "Unexpected \(extra.kind.display) at character \(extra.position) of the filter.")
+        }
+        var split = Splitter(comparisons: parser.comparisons)
+        return try split.filters(of: tree)
+    }
+
+    /// Sorts a parsed tree's parts into values and metadata, following the parser's record of
+    /// which comparison was which (in pre-order).
+    private struct Splitter {
+        /// What a node holds: only value comparisons, only metadata ones, or none (empty groups).
+        enum Side { case values, metadata, neither }
+
+        let comparisons: [(isMetadata: Bool, position: Int)]
+        var next = 0
+
+        mutating func side(of node: SearchFilter) throws -> Side {
+            switch node {
+            case .comparison:
+                defer { next += 1 }
+                return comparisons[next].isMetadata ? .metadata : .values
+            case .group(_, let operands):
+                let first = next
+                let sides = Set(try operands.map { try side(of: $0) })
+                if sides.contains(.values) && sides.contains(.metadata) {
+                    let position = comparisons[first..<next].first(where: \.isMetadata)?.position ?? 0
+                    throw HaloError.invalidInput(
+                        message: "The metadata condition at character \(position) of the filter is in a group with value conditions: "
+                            + "values and metadata are searched separately, so they can only be joined by 'and' at the top level.")
+                }
+                return sides.contains(.metadata) ? .metadata : sides.contains(.values) ? .values : .neither
+            }
+        }
+
+        /// A top-level `and` of several operands may join both kinds; anything else is one kind.
+        /// Parts without a condition (empty groups) go with the only kind present, else with the
+        /// values (which the text writes first).
+        mutating func filters(of tree: SearchFilter) throws -> SearchFilters {
+            guard case .group(.and, let operands) = tree, operands.count > 1 else {
+                return try side(of: tree) == .metadata ? SearchFilters(metadata: tree) : SearchFilters(values: tree)
+            }
+            let sides = try operands.map { try side(of: $0) }
+            if !sides.contains(.metadata) { return SearchFilters(values: tree) }
+            if !sides.contains(.values) { return SearchFilters(metadata: tree) }
+            let metadata = zip(operands, sides).filter { $0.1 == .metadata }.map(\.0)
+            let values = zip(operands, sides).filter { $0.1 != .metadata }.map(\.0)
+            func joined(_ parts: [SearchFilter]) -> SearchFilter? { parts.count > 1 ? .group(.and, parts) : parts.first }
+            return SearchFilters(values: joined(values), metadata: joined(metadata))
+        }
+    }
+
+    /// The filters in the expression language of `parse(expression:)`; parsing it gives the same
+    /// two trees back, except where a part has no condition at all (only empty groups, which match
+    /// everything): with both parts present it reads back joined to the other part, and alone as
+    /// values. Values come first, then metadata, joined by `and`.
+    public var expression: String {
+        switch (values, metadata) {
+        case (nil, nil): return ""
+        case (let values?, nil): return values.expression
+        case (nil, let metadata?): return metadata.render(nested: false, metadata: true)
+        case (let values?, let metadata?):
+            // A side's own `and` is written without parentheses (its operands join the top level)
+            // unless the metadata side has an operand without conditions, which would read as values.
+            let flatValues = values.isAndOfSeveral
+            let flatMetadata = metadata.isAndOfSeveral && !metadata.hasOperandWithoutConditions
+            return values.render(nested: !flatValues, metadata: false) + " and " + metadata.render(nested: !flatMetadata, metadata: true)
+        }
+    }
+}
+
+extension SearchFilter {
+    /// An `and` group of two or more operands.
+    fileprivate var isAndOfSeveral: Bool {
+        if case .group(.and, let operands) = self { return operands.count > 1 }
+        return false
+    }
+
+    fileprivate var hasOperandWithoutConditions: Bool {
+        if case .group(_, let operands) = self { return operands.contains { !$0.hasConditions } }
+        return false
+    }
+
+    private var hasConditions: Bool {
+        switch self {
+        case .comparison: return true
+        case .group(_, let operands): return operands.contains { $0.hasConditions }
+        }
+    }
+}
+
 extension SearchFilter {
     /// The filter written in the expression language of `parse(expression:)`, e.g.
     /// `price >= 10 and (inStock = true or title like "ab")`. Parsing it gives the same tree:
     /// every group, operand order, value and type hint.
-    public var expression: String { render(nested: false) }
+    public var expression: String { render(nested: false, metadata: false) }
 
-    private func render(nested: Bool) -> String {
+    /// `metadata`: properties are written with the `meta.` prefix of `SearchFilters`, and value
+    /// properties that start with it are quoted.
+    fileprivate func render(nested: Bool, metadata: Bool) -> String {
         switch self {
         case .group(let condition, let operands) where operands.count < 2:
-            return "\(condition.rawValue)(" + operands.map { $0.render(nested: false) }.joined(separator: ", ") + ")"
+            return "\(condition.rawValue)(" + operands.map { $0.render(nested: false, metadata: metadata) }.joined(separator: ", ") + ")"
         case .group(let condition, let operands):
-            let text = operands.map { $0.render(nested: true) }.joined(separator: " \(condition.rawValue) ")
+            let text = operands.map { $0.render(nested: true, metadata: metadata) }.joined(separator: " \(condition.rawValue) ")
             return nested ? "(\(text))" : text
         case .comparison(let operation, let property, let value, let type):
             let asDate = type == "date" && Self.writesAsDate(value)
-            let written = "\(Self.renderProperty(property)) \(operation.rawValue) \(Self.renderValue(value, asDate: asDate))"
+            let name = Self.renderProperty(property, metadata: metadata)
+            let written = "\(name) \(operation.rawValue) \(Self.renderValue(value, asDate: asDate))"
             let parsedType = asDate ? "date" : Self.inferredType(of: value)
             return type == parsedType ? written : "\(written) as \(Self.renderProperty(type))"
         }
@@ -399,11 +541,14 @@ extension SearchFilter {
         }
     }
 
-    private static func renderProperty(_ name: String) -> String {
+    private static func renderProperty(_ name: String, metadata: Bool = false) -> String {
         let isWord =
             name.first.map { $0.isLetter || $0 == "_" } ?? false
             && name.allSatisfy { $0.isLetter || $0.isNumber || "_.-:".contains($0) }
-        return isWord && !keywords.contains(name.lowercased()) ? name : renderString(name)
+        if metadata { return SearchFilters.metadataPrefix + (isWord ? name : renderString(name)) }
+        // A value field named like a metadata one is quoted, so that it stays a value field.
+        let isPlain = isWord && !keywords.contains(name.lowercased()) && !name.hasPrefix(SearchFilters.metadataPrefix)
+        return isPlain ? name : renderString(name)
     }
 
     private static func renderString(_ text: String) -> String {

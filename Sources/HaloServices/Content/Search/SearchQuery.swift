@@ -88,6 +88,15 @@ public struct SearchQuery: Hashable, Sendable {
     public func searchFilter(_ filter: SearchFilter) -> SearchQuery { with { $0.searchFilter = filter } }
     /// Condition on metadata such as `publishedAt` (`metaSearch`).
     public func metaFilter(_ filter: SearchFilter) -> SearchQuery { with { $0.metaFilter = filter } }
+    /// Both filters at once, e.g. from `SearchFilters.parse(expression:)`; an empty part clears it.
+    public func filters(_ filters: SearchFilters) -> SearchQuery {
+        with {
+            $0.searchFilter = filters.values
+            $0.metaFilter = filters.metadata
+        }
+    }
+    /// The value and metadata filters together.
+    public var filters: SearchFilters { SearchFilters(values: searchFilter, metadata: metaFilter) }
     /// Only these value fields in the results (names sent as given).
     public func fields(_ fields: [String]) -> SearchQuery { with { $0.fields = fields } }
     /// Populate these relation fields (`include`).
