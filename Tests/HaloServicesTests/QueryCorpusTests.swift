@@ -1,5 +1,6 @@
 import Foundation
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServices
@@ -11,32 +12,16 @@ struct CorpusQuery {
     var meta: SearchFilter?
     var sort: String?
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Benchmarks/queries/corpus.txt")
-
-    /// Reads the corpus; a filter that does not parse fails with its query's name.
+    /// Reads the corpus (`QueryCorpus`); a filter that does not parse fails with its query's name.
     static func load() throws -> [CorpusQuery] {
-        var queries: [CorpusQuery] = []
-        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.hasPrefix("## ") {
-                queries.append(CorpusQuery(name: String(text.dropFirst(3))))
-                continue
+        try QueryCorpus.load().map { entry in
+            func parse(_ text: String?) throws -> SearchFilter? {
+                do { return try text.map { try SearchFilter.parse(expression: $0) } } catch {
+                    throw HaloError.invalidInput(message: "\(entry.name): \(error)")
+                }
             }
-            guard !text.hasPrefix("#"), let colon = text.firstIndex(of: ":"), !queries.isEmpty else { continue }
-            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            let name = queries[queries.count - 1].name
-            func parse() throws -> SearchFilter {
-                do { return try SearchFilter.parse(expression: value) } catch { throw HaloError.invalidInput(message: "\(name): \(error)") }
-            }
-            switch text[..<colon] {
-            case "filter": queries[queries.count - 1].filter = try parse()
-            case "meta": queries[queries.count - 1].meta = try parse()
-            case "sort": queries[queries.count - 1].sort = value
-            default: throw HaloError.invalidInput(message: "\(name): unknown line \(text)")
-            }
+            return CorpusQuery(name: entry.name, filter: try parse(entry.filter), meta: try parse(entry.meta), sort: entry.sort)
         }
-        return queries
     }
 
     /// The search body over `moduleIds`, first page of 50.

@@ -39,6 +39,12 @@ import Testing
             let parsed = try? SearchFilters.parse(expression: text)
             #expect(parsed == filters, "\(text)")
             #expect(parsed?.expression == text)
+            // The one tree the filter builder edits gives the same filters back.
+            if let combined = filters.combined {
+                #expect((try? SearchFilters(combined: combined.tree, metadataComparisons: combined.metadataComparisons)) == filters)
+            } else {
+                #expect(filters.isEmpty)
+            }
         }
     }
 

@@ -416,6 +416,38 @@ public struct SearchFilters: Hashable, Sendable {
         return try split.filters(of: tree)
     }
 
+    /// The filters as the one tree their text form writes (values, then metadata, joined by the
+    /// top-level `and`), and for each comparison in pre-order whether it is on metadata. The filter
+    /// builder edits this tree; nil when there is no filter.
+    public var combined: (tree: SearchFilter, metadataComparisons: [Bool])? {
+        func flags(_ tree: SearchFilter, _ isMetadata: Bool) -> [Bool] {
+            switch tree {
+            case .comparison: return [isMetadata]
+            case .group(_, let operands): return operands.flatMap { flags($0, isMetadata) }
+            }
+        }
+        switch (values, metadata) {
+        case (nil, nil): return nil
+        case (let values?, nil): return (values, flags(values, false))
+        case (nil, let metadata?): return (metadata, flags(metadata, true))
+        case (let values?, let metadata?):
+            let flatMetadata = metadata.isAndOfSeveral && !metadata.hasOperandWithoutConditions
+            func operands(_ tree: SearchFilter, flat: Bool) -> [SearchFilter] {
+                if flat, case .group(_, let parts) = tree { return parts }
+                return [tree]
+            }
+            let tree = SearchFilter.group(.and, operands(values, flat: values.isAndOfSeveral) + operands(metadata, flat: flatMetadata))
+            return (tree, flags(values, false) + flags(metadata, true))
+        }
+    }
+
+    /// The filters of a combined tree (see `combined`); a group mixing values and metadata is
+    /// refused as the text form refuses it.
+    public init(combined tree: SearchFilter, metadataComparisons: [Bool]) throws {
+        var splitter = Splitter(comparisons: metadataComparisons.map { ($0, 0) })
+        self = try splitter.filters(of: tree)
+    }
+
     /// Sorts a parsed tree's parts into values and metadata, following the parser's record of
     /// which comparison was which (in pre-order).
     private struct Splitter {
@@ -429,14 +461,15 @@ public struct SearchFilters: Hashable, Sendable {
             switch node {
             case .comparison:
                 defer { next += 1 }
-                return comparisons[next].isMetadata ? .metadata : .values
+                return next < comparisons.count && comparisons[next].isMetadata ? .metadata : .values
             case .group(_, let operands):
                 let first = next
                 let sides = Set(try operands.map { try side(of: $0) })
                 if sides.contains(.values) && sides.contains(.metadata) {
                     let position = comparisons[first..<next].first(where: \.isMetadata)?.position ?? 0
+                    let which = position > 0 ? "The metadata condition at character \(position) of the filter" : "A metadata condition"
                     throw HaloError.invalidInput(
-                        message: "The metadata condition at character \(position) of the filter is in a group with value conditions: "
+                        message: "\(which) is in a group with value conditions: "
                             + "values and metadata are searched separately, so they can only be joined by 'and' at the top level.")
                 }
                 return sides.contains(.metadata) ? .metadata : sides.contains(.values) ? .values : .neither
