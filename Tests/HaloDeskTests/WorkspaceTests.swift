@@ -139,6 +139,49 @@ final class WorkspaceTests: XCTestCase {
         }
     }
 
+    /// The list shows what the filters select (values and metadata), with the name box on top and
+    /// the sort kept: the same instances the server gives a second client for the same text.
+    func testFiltersNarrowTheListToWhatTheServerAnswers() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            try harness.openModule("Products")
+            let text = #"price >= 10 and price <= 500 and (inStock = true or title like "abi") and meta.deletedAt = null"#
+            let filters = try SearchFilters.parse(expression: text)
+            let moduleId = try XCTUnwrap(view.pager.moduleId)
+            let checker = harness.checker
+            let expected = try WorkspaceHarness.wait {
+                try await checker.content.search(
+                    query: SearchQuery().moduleIds([moduleId]).filters(filters).addSortBy(field: .updatedAt, order: .descending)
+                        .skipPagination()
+                ).instances.compactMap(\.id)
+            }
+            XCTAssertGreaterThan(expected.count, 0)
+            XCTAssertLessThan(expected.count, 150, "the filter must narrow the module")
+
+            view.pager.show(moduleId: moduleId, filters: filters)
+            XCTAssertTrue(
+                harness.pump { view.pager.totalItems == expected.count && view.table.isSettled }, "\(view.pager.totalItems ?? -1)")
+            XCTAssertTrue(view.pager.isFiltered)
+            XCTAssertTrue(harness.pump { (0..<expected.count).allSatisfy { view.pager.isLoaded(row: $0) } })
+            XCTAssertEqual((0..<expected.count).compactMap { view.pager.instance(at: $0)?.id }, expected)
+            let productsIndex = try XCTUnwrap(view.sidebar.modules.firstIndex { $0.id == moduleId })
+            XCTAssertEqual(view.sidebar.countLabels[productsIndex].text, "150", "the sidebar keeps the module's own count")
+
+            // The name box narrows further (a metadata condition added to the filters).
+            let firstName = try XCTUnwrap(view.pager.instance(at: 0)?.name)
+            view.pager.show(moduleId: moduleId, nameFilter: firstName)
+            XCTAssertTrue(harness.pump { view.pager.totalItems.map { $0 >= 1 && $0 <= expected.count } ?? false })
+            XCTAssertTrue(harness.pump { view.pager.instance(at: 0)?.name == firstName })
+
+            // Another module starts without them.
+            view.searchEntry.text = ""
+            try harness.openModule("Authors")
+            XCTAssertTrue(view.pager.filters.isEmpty)
+        }
+    }
+
     func testUnsavedChangesGuardAndDeleteAfterConfirmation() throws {
         try MainActor.assumeIsolated {
             let harness = try WorkspaceHarness()

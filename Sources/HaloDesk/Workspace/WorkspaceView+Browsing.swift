@@ -46,7 +46,7 @@ extension WorkspaceView {
             firstPaintPending = name
         }
         showDetail(nil)
-        pager.show(moduleId: module.id, nameFilter: searchEntry.text)
+        pager.show(moduleId: module.id, nameFilter: searchEntry.text, filters: SearchFilters())  // filters are per module
         leaflet.show(listPane)
         keepOfflineCopy()
     }

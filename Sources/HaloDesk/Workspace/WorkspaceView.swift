@@ -148,7 +148,7 @@ final class WorkspaceView {
             } else {
                 view.selectionChanged()
             }
-            if let id = view.pager.moduleId, view.pager.nameFilter.isEmpty { view.sidebar.setCount(total, forModuleId: id) }
+            if let id = view.pager.moduleId, !view.pager.isFiltered { view.sidebar.setCount(total, forModuleId: id) }
             view.updateStatus()
         }
         pager.onRowsLoaded = weakly(self) { view, range in

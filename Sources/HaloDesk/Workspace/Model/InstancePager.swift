@@ -7,7 +7,7 @@ import HaloServices
 /// through a 100,000-instance module keeps memory flat; a page dropped and needed again is
 /// simply fetched again.
 ///
-/// Changing the module, the name filter or the sort starts a new *generation*; answers to
+/// Changing the module, the name filter, the filters or the sort starts a new *generation*; answers to
 /// requests of an older generation are dropped, so a slow page never lands in the wrong list.
 @MainActor
 final class InstancePager {
@@ -25,6 +25,8 @@ final class InstancePager {
     private let connection: ConnectionState
     private(set) var moduleId: String?
     private(set) var nameFilter = ""
+    /// The filter builder's filters (values and metadata); the name box adds to the metadata.
+    private(set) var filters = SearchFilters()
     private(set) var sort = Sort.recentFirst
     /// Number of rows the server reported for the current query (nil until the first page came).
     private(set) var totalItems: Int?
@@ -53,14 +55,20 @@ final class InstancePager {
 
     /// Shows another module, filter or sort: forgets every page and loads the first one.
     /// Nothing happens when the query stays the same (GTK re-emits search and sort signals).
-    func show(moduleId: String?, nameFilter: String? = nil, sort: Sort? = nil) {
-        let unchanged = moduleId == self.moduleId && (nameFilter ?? self.nameFilter) == self.nameFilter && (sort ?? self.sort) == self.sort
+    func show(moduleId: String?, nameFilter: String? = nil, filters: SearchFilters? = nil, sort: Sort? = nil) {
+        let unchanged =
+            moduleId == self.moduleId && (nameFilter ?? self.nameFilter) == self.nameFilter
+            && (filters ?? self.filters) == self.filters && (sort ?? self.sort) == self.sort
         if unchanged, moduleId == nil || totalItems != nil || !loading.isEmpty { return }
         self.moduleId = moduleId
         if let nameFilter { self.nameFilter = nameFilter }
+        if let filters { self.filters = filters }
         if let sort { self.sort = sort }
         reload()
     }
+
+    /// Whether the rows are a subset of the module (the name box or the filters are in use).
+    var isFiltered: Bool { !nameFilter.trimmingCharacters(in: .whitespaces).isEmpty || !filters.isEmpty }
 
     /// Forgets cached pages and asks for the first page again (after edits, F5).
     func reload() {
@@ -122,8 +130,12 @@ final class InstancePager {
     func query(page: Int) -> SearchQuery {
         var query = SearchQuery().pagination(page: page + 1, limit: pageSize).addSortBy(field: sort.field, order: sort.order)
         if let moduleId { query = query.moduleIds([moduleId]) }
-        let filter = nameFilter.trimmingCharacters(in: .whitespaces)
-        if !filter.isEmpty { query = query.metaFilter(like(property: "name", value: filter)) }
+        var filters = self.filters
+        let name = nameFilter.trimmingCharacters(in: .whitespaces)
+        if !name.isEmpty {
+            filters.metadata = filters.metadata.map { and($0, like(property: "name", value: name)) } ?? like(property: "name", value: name)
+        }
+        query = query.filters(filters)
         return query
     }
 

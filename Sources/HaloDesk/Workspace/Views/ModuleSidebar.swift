@@ -12,7 +12,7 @@ final class ModuleSidebar {
     var moduleNames: [String: String] {
         Dictionary(modules.compactMap { module in module.id.map { ($0, module.name ?? $0) } }, uniquingKeysWith: { first, _ in first })
     }
-    private var countLabels: [Label] = []
+    private(set) var countLabels: [Label] = []
     private var isUpdatingSelection = false
     /// Called when the user picks a module (not when `select(moduleId:)` is called).
     var onSelect: (@MainActor (Module) -> Void)?
