@@ -54,7 +54,7 @@ final class ListInfrastructureTests: XCTestCase {
             // same row widgets, so focus and selection are untouched).
             boundPositions.positions.removeAll()
             let childrenBefore = Self.rowWidgets(of: listView)
-            factory.rebind(0..<5)
+            factory.rebind(where: (0..<5).contains)
             XCTAssertEqual(boundPositions.positions.sorted(), Array(0..<5))
             MainLoopBridge.iterate(until: { false }, timeout: 0.2)
             XCTAssertEqual(Self.rowWidgets(of: listView), childrenBefore, "no row widget was replaced")
@@ -78,15 +78,7 @@ final class ListInfrastructureTests: XCTestCase {
 extension ListInfrastructureTests {
     /// The list view's row widgets, in order.
     @MainActor
-    static func rowWidgets(of listView: Widget) -> [UnsafeMutablePointer<GtkWidget>] {
-        var rows: [UnsafeMutablePointer<GtkWidget>] = []
-        var child = gtk_widget_get_first_child(listView.widget)
-        while let current = child {
-            rows.append(current)
-            child = gtk_widget_get_next_sibling(current)
-        }
-        return rows
-    }
+    static func rowWidgets(of listView: Widget) -> [UnsafeMutablePointer<GtkWidget>] { childWidgets(of: listView.widget) }
 }
 
 @MainActor

@@ -93,27 +93,18 @@ extension WorkspaceLargeListTests {
     /// widgets GTK shows: GtkColumnView ▸ GtkListView ▸ row ▸ cell ▸ label.
     @MainActor
     static func firstCellTexts(of columnView: Widget) -> [String] {
-        func children(_ widget: UnsafeMutablePointer<GtkWidget>) -> [UnsafeMutablePointer<GtkWidget>] {
-            var list: [UnsafeMutablePointer<GtkWidget>] = []
-            var child = gtk_widget_get_first_child(widget)
-            while let current = child {
-                list.append(current)
-                child = gtk_widget_get_next_sibling(current)
-            }
-            return list
-        }
         func firstLabel(in widget: UnsafeMutablePointer<GtkWidget>) -> String? {
             if g_type_check_instance_is_a(UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GTypeInstance.self), gtk_label_get_type())
                 != 0
             {
                 return String(cString: gtk_label_get_text(OpaquePointer(widget)))
             }
-            return children(widget).lazy.compactMap(firstLabel).first
+            return childWidgets(of: widget).lazy.compactMap(firstLabel).first
         }
-        let listView = children(columnView.widget).first {
+        let listView = childWidgets(of: columnView.widget).first {
             g_type_check_instance_is_a(UnsafeMutableRawPointer($0).assumingMemoryBound(to: GTypeInstance.self), gtk_list_view_get_type())
                 != 0
         }
-        return listView.map { children($0).compactMap(firstLabel) } ?? []
+        return listView.map { childWidgets(of: $0).compactMap(firstLabel) } ?? []
     }
 }

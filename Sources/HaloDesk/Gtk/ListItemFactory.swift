@@ -11,9 +11,10 @@ final class ListItemFactory<Row: AnyObject> {
     private let makeRow: @MainActor () -> (row: Row, widget: Widget)
     private let bind: @MainActor (Row, Int) -> Void
 
-    /// How many list items currently hold a bound row (tests use it to prove rows are virtualized).
-    private(set) var boundCount = 0
+    /// The list items currently holding a bound row.
     private var bound: Set<UInt> = []
+    /// How many list items currently hold a bound row (tests use it to prove rows are virtualized).
+    var boundCount: Int { bound.count }
 
     init(makeRow: @escaping @MainActor () -> (row: Row, widget: Widget), bind: @escaping @MainActor (Row, Int) -> Void) {
         factory = GObjectRef(adopting: UnsafeMutableRawPointer(gtk_signal_list_item_factory_new()))
@@ -39,41 +40,37 @@ final class ListItemFactory<Row: AnyObject> {
         guard let item, let row = rows[UInt(bitPattern: item)],
             let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(item)))
         else { return }
-        if bound.insert(UInt(bitPattern: item)).inserted { boundCount += 1 }
+        bound.insert(UInt(bitPattern: item))
         bind(row, position)
     }
 
-    /// Fills the bound rows in `range` again from their (new) data, in place: no row widget is
-    /// replaced, so the keyboard focus, the selection and the scroll position stay where they are.
-    /// Rows outside the screen are not bound; GTK binds them with the new data when they show.
-    func rebind(_ range: Range<Int>) {
-        rebind { range.contains($0) }
-    }
-
-    /// Fills the bound rows whose position passes `test` again (see `rebind(_:)`).
+    /// Fills the bound rows whose position passes `test` again from their (new) data, in place: no
+    /// row widget is replaced, so the keyboard focus, the selection and the scroll position stay
+    /// where they are. Rows outside the screen are not bound; GTK binds them with the new data when
+    /// they show.
     func rebind(where test: (Int) -> Bool) {
-        for item in bound {
-            guard let row = rows[item], let listItem = UnsafeMutableRawPointer(bitPattern: item),
-                let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(listItem))),
-                test(position)
-            else { continue }
-            bind(row, position)
+        for (item, position) in boundItems where test(position) {
+            if let row = rows[UInt(bitPattern: item)] { bind(row, position) }
         }
     }
 
     /// The rows GTK has bound: each one's position and the widget showing it.
     var boundRows: [(position: Int, widget: UnsafeMutablePointer<GtkWidget>)] {
-        bound.compactMap { item in
-            guard let listItem = UnsafeMutableRawPointer(bitPattern: item),
-                let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(listItem))),
-                let child = gtk_list_item_get_child(halo_list_item(listItem))
+        boundItems.compactMap { item, position in gtk_list_item_get_child(halo_list_item(item)).map { (position, $0) } }
+    }
+
+    /// The bound list items and the row positions they show.
+    private var boundItems: [(item: UnsafeMutableRawPointer, position: Int)] {
+        bound.compactMap { key in
+            guard let item = UnsafeMutableRawPointer(bitPattern: key),
+                let position = IndexListModel.position(ofItem: gtk_list_item_get_item(halo_list_item(item)))
             else { return nil }
-            return (position, child)
+            return (item, position)
         }
     }
 
     private func unbindItem(_ item: UnsafeMutableRawPointer?) {
         guard let item else { return }
-        if bound.remove(UInt(bitPattern: item)) != nil { boundCount -= 1 }
+        bound.remove(UInt(bitPattern: item))
     }
 }

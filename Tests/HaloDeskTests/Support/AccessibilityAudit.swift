@@ -44,11 +44,7 @@ enum AccessibilityAudit {
             }
             return
         }
-        var child = gtk_widget_get_first_child(widget)
-        while let current = child {
-            visit(current, path: here, findings: &findings)
-            child = gtk_widget_get_next_sibling(current)
-        }
+        for child in childWidgets(of: widget) { visit(child, path: here, findings: &findings) }
     }
 
     private enum Kind {

@@ -110,7 +110,7 @@ final class InstanceTable {
 
     /// Makes the rows in `range` show their (new) data, in place (focus and selection stay).
     func refresh(_ range: Range<Int>) {
-        staleRows.formUnion(boundPositions().filter(range.contains))
+        staleRows.formUnion(boundRows().map(\.position).filter(range.contains))
         workOnRows(onScreenOnly: true)
     }
 
@@ -121,32 +121,31 @@ final class InstanceTable {
         isRestoringSelection = true
         defer { isRestoringSelection = false }
         columnView.select([])
-        scrollToTop()
+        gtk_adjustment_set_value(verticalAdjustment, 0)
         targetCount = count
         if model.count > max(count, Self.rowsKeptBuilt) { model.resize(to: max(count, Self.rowsKeptBuilt)) }
-        staleRows = Set(boundPositions())
-        workOnRows(atTop: true)
+        staleRows = Set(boundRows().map(\.position))
+        workOnRows()
     }
 
     /// This frame's share of the row work; asks for the next frames while some is left.
-    /// `atTop`: the list was just scrolled to its top, where the rows on screen are the first ones.
     /// `onScreenOnly`: only fill the rows on screen now (new data arrived within a frame that
     /// may already have done its share).
-    private func workOnRows(atTop: Bool = false, onScreenOnly: Bool = false) {
+    private func workOnRows(onScreenOnly: Bool = false) {
         guard columnView.isMapped else {  // nothing is painted: no frame to keep short
             model.resize(to: targetCount)
             fill(staleRows)
             return
         }
-        let bound = Set(boundPositions())
-        staleRows.formIntersection(bound)
-        let onScreen = visiblePositions()
+        let rows = boundRows()
+        staleRows.formIntersection(rows.map(\.position))
+        let onScreen = visiblePositions(rows)
         let staleOnScreen = staleRows.filter(onScreen.contains)
         fill(staleOnScreen)
         var budget = onScreenOnly ? 0 : max(0, Self.rowsPerFrame - staleOnScreen.count)
         if model.count < targetCount, !onScreenOnly {
-            // Just scrolled to the top: at least the rows the window has room for, now.
-            let next = max(model.count + budget, atTop ? visiblePositions().upperBound : 0)
+            // At least the rows the window has room for, at once.
+            let next = max(model.count + budget, onScreen.upperBound)
             model.resize(to: next >= Self.rowsKeptBuilt ? targetCount : min(next, targetCount))
             budget = 0
         } else if model.count > targetCount, budget > 0 {
@@ -172,28 +171,21 @@ final class InstanceTable {
         staleRows.subtract(positions)
     }
 
-    private func boundPositions() -> [Int] { factories.first?.boundRows.map(\.position) ?? [] }
+    /// The rows GTK has bound (every column binds the same rows; the first column's are asked).
+    private func boundRows() -> [(position: Int, widget: UnsafeMutablePointer<GtkWidget>)] { factories.first?.boundRows ?? [] }
 
     /// The positions of the rows inside the scrolled window's visible area. Rows are one line
     /// high, so the scroll offset and the row height tell which (measuring each row widget's
     /// place costs GTK ~10 ms for the 200 rows it keeps built).
-    private func visiblePositions() -> Range<Int> {
-        let rowHeight = self.rowHeight()
-        let offset = gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(OpaquePointer(widget.raw)))
-        let first = max(0, Int(offset) / rowHeight - 1)
+    private func visiblePositions(_ rows: [(position: Int, widget: UnsafeMutablePointer<GtkWidget>)]) -> Range<Int> {
+        // A bound widget is a cell's label; its parent, the cell, is as high as the row.
+        let rowHeight =
+            rows.lazy.compactMap { gtk_widget_get_parent($0.widget).map { Int(gtk_widget_get_height($0)) } }.first { $0 > 0 } ?? 34
+        let first = max(0, Int(gtk_adjustment_get_value(verticalAdjustment)) / rowHeight - 1)
         return first..<(first + Int(gtk_widget_get_height(widget.widget)) / rowHeight + 3)
     }
 
-    private func rowHeight() -> Int {
-        // A bound widget is a cell's label; its parent, the cell, is as high as the row.
-        factories.first?.boundRows.lazy.compactMap { gtk_widget_get_parent($0.widget).map { Int(gtk_widget_get_height($0)) } }
-            .first { $0 > 0 } ?? 34
-    }
-
-    private func scrollToTop() {
-        let adjustment = gtk_scrolled_window_get_vadjustment(OpaquePointer(widget.raw))
-        gtk_adjustment_set_value(adjustment, 0)
-    }
+    private var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(OpaquePointer(widget.raw)) }
 }
 
 /// The publication state shown in the list and the detail pane.

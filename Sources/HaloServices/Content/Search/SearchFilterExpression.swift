@@ -498,17 +498,9 @@ public struct SearchFilters: Hashable, Sendable {
     /// everything): with both parts present it reads back joined to the other part, and alone as
     /// values. Values come first, then metadata, joined by `and`.
     public var expression: String {
-        switch (values, metadata) {
-        case (nil, nil): return ""
-        case (let values?, nil): return values.expression
-        case (nil, let metadata?): return metadata.render(nested: false, metadata: true)
-        case (let values?, let metadata?):
-            // A side's own `and` is written without parentheses (its operands join the top level)
-            // unless the metadata side has an operand without conditions, which would read as values.
-            let flatValues = values.isAndOfSeveral
-            let flatMetadata = metadata.isAndOfSeveral && !metadata.hasOperandWithoutConditions
-            return values.render(nested: !flatValues, metadata: false) + " and " + metadata.render(nested: !flatMetadata, metadata: true)
-        }
+        guard let (tree, metadataComparisons) = combined else { return "" }
+        var isMetadata = metadataComparisons.makeIterator()
+        return tree.render(nested: false, isMetadata: &isMetadata)
     }
 }
 
@@ -536,20 +528,25 @@ extension SearchFilter {
     /// The filter written in the expression language of `parse(expression:)`, e.g.
     /// `price >= 10 and (inStock = true or title like "ab")`. Parsing it gives the same tree:
     /// every group, operand order, value and type hint.
-    public var expression: String { render(nested: false, metadata: false) }
+    public var expression: String {
+        var noMetadata = [Bool]().makeIterator()
+        return render(nested: false, isMetadata: &noMetadata)
+    }
 
-    /// `metadata`: properties are written with the `meta.` prefix of `SearchFilters`, and value
-    /// properties that start with it are quoted.
-    fileprivate func render(nested: Bool, metadata: Bool) -> String {
+    /// `isMetadata` tells, comparison by comparison in the order written, which are on metadata:
+    /// those are written with the `meta.` prefix of `SearchFilters` (a value property starting
+    /// with it is quoted). Past its end, comparisons are on values.
+    fileprivate func render(nested: Bool, isMetadata: inout IndexingIterator<[Bool]>) -> String {
         switch self {
-        case .group(let condition, let operands) where operands.count < 2:
-            return "\(condition.rawValue)(" + operands.map { $0.render(nested: false, metadata: metadata) }.joined(separator: ", ") + ")"
         case .group(let condition, let operands):
-            let text = operands.map { $0.render(nested: true, metadata: metadata) }.joined(separator: " \(condition.rawValue) ")
+            var parts: [String] = []
+            for operand in operands { parts.append(operand.render(nested: operands.count > 1, isMetadata: &isMetadata)) }
+            if operands.count < 2 { return "\(condition.rawValue)(" + parts.joined(separator: ", ") + ")" }
+            let text = parts.joined(separator: " \(condition.rawValue) ")
             return nested ? "(\(text))" : text
         case .comparison(let operation, let property, let value, let type):
             let asDate = type == "date" && Self.writesAsDate(value)
-            let name = Self.renderProperty(property, metadata: metadata)
+            let name = Self.renderProperty(property, metadata: isMetadata.next() ?? false)
             let written = "\(name) \(operation.rawValue) \(Self.renderValue(value, asDate: asDate))"
             let parsedType = asDate ? "date" : Self.inferredType(of: value)
             return type == parsedType ? written : "\(written) as \(Self.renderProperty(type))"

@@ -150,10 +150,8 @@ struct FilterCondition: Equatable, Sendable {
     mutating func setField(_ newField: FilterField) {
         field = newField
         isMissing = false
-        if let operation, !FilterOperator.offered(for: newField.kind).contains(operation) {
-            self.operation = FilterOperator.offered(for: newField.kind).first
-        }
-        if operation == nil { operation = FilterOperator.offered(for: newField.kind).first }
+        let offered = FilterOperator.offered(for: newField.kind)
+        if operation.map({ !offered.contains($0) }) ?? true { operation = offered.first }
         clearIfUnfit(reason: "The value was cleared: “\(newField.name)” does not take it.")
     }
 
@@ -161,15 +159,15 @@ struct FilterCondition: Equatable, Sendable {
     mutating func setOperator(_ newOperator: FilterOperator) {
         operation = newOperator
         clearedReason = nil
-        if newOperator.takesNoValue {
-            value = .none
-        } else if newOperator.takesList, case .none = value {
-        } else if newOperator.takesList, case .list = value {
-        } else if newOperator.takesList {
-            value = .list([value])
-        } else if case .list(let items) = value {
+        switch value {
+        case .none: break
+        case _ where newOperator.takesNoValue: value = .none
+        case .list where newOperator.takesList: break
+        case _ where newOperator.takesList: value = .list([value])
+        case .list(let items):
             value = items.count == 1 ? items[0] : .none
             if items.count > 1 { clearedReason = "The values were cleared: “\(newOperator.label)” takes one value." }
+        default: break
         }
         clearIfUnfit(reason: "The value was cleared: “\(newOperator.label)” does not take it.")
     }
