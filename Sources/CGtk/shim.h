@@ -62,6 +62,9 @@ static inline void halo_accessible_set_description(GtkAccessible *a, const char 
 static inline void halo_object_set_bool(gpointer object, const char *name, gboolean value) {
     g_object_set(object, name, value, NULL);
 }
+static inline void halo_object_set_int(gpointer object, const char *name, gint value) {
+    g_object_set(object, name, value, NULL);
+}
 static inline void halo_object_set_string(gpointer object, const char *name, const char *value) {
     g_object_set(object, name, value, NULL);
 }

@@ -105,7 +105,8 @@ final class FilterTreeTests: XCTestCase {
         XCTAssertEqual(text.value, .text("abbey"))
         text.setField(Self.inStock)
         XCTAssertEqual(text.operation, .equal, "'contains' is not offered for booleans")
-        XCTAssertEqual(text.value, .none)
+        XCTAssertEqual(text.value, .bool(true), "the text is cleared; a yes/no switch always shows a value, and it is held")
+        XCTAssertEqual(text.clearedReason, "The value was cleared: “inStock” does not take it.")
 
         var empty = condition(Self.releaseDate, .less, .date(1_714_521_600_000))
         empty.setOperator(.isEmpty)

@@ -26,6 +26,8 @@ final class WorkspaceHarness {
         return inProcessServer
     }
     let directory: URL
+    /// The demo's client and editor (for the `halo` CLI).
+    let demo: DemoCredentials
     let appCore: CoreManager
     let checker: CoreManager
     let window: Window
@@ -39,7 +41,6 @@ final class WorkspaceHarness {
         try GUITestEnvironment.initializeGTK()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
-        let demo: DemoCredentials
         if serverProcess {
             let admin = try HaloServerAdmin.open(dataDirectory: serverDirectory)
             demo = try Self.wait { try await admin.seedDemo() }
@@ -84,6 +85,24 @@ final class WorkspaceHarness {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The ids `halo search --module <module> --filter <filter> --sort 'updatedAt desc'` prints,
+    /// in its order (the CLI run as a user would, against this harness's server).
+    func haloSearch(module: String, filter: String) throws -> [String] {
+        let home = directory.appendingPathComponent("cli")
+        var environment = ProcessInfo.processInfo.environment
+        for (name, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")] {
+            environment[name] = home.appendingPathComponent(folder).path
+        }
+        let result = try ChildProcess.run(
+            try ChildServer.builtBinary(named: "halo").path,
+            [
+                "search", "--module", module, "--filter", filter, "--sort", "updatedAt desc", "--json",
+                "--server", "http://127.0.0.1:\(serverPort)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
+            ], environment: environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try JSONValue(string: result.stdout)["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    }
+
     /// Kills the `halo-server` child process (SIGKILL: no goodbye to the app).
     func killServer() {
         childServer?.kill()
@@ -126,8 +145,10 @@ final class WorkspaceHarness {
         return try Self.wait { try await checker.content.search(query: SearchQuery().moduleIds([moduleId]).skipPagination()).instances }
     }
 
-    /// Saves `<name>-light.png` and `<name>-dark.png` of the window into test-artifacts/.
-    func screenshots(name: String) throws {
+    /// Saves `<name>-light.png` and `<name>-dark.png` of the window (default: the workspace's)
+    /// into test-artifacts/.
+    func screenshots(name: String, of shown: Window? = nil) throws {
+        let window = shown ?? self.window
         let styleManager = adw_style_manager_get_default()
         defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
         for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {

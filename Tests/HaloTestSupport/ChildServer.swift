@@ -7,14 +7,14 @@ public final class ChildServer: @unchecked Sendable {
     private let errors = Pipe()
 
     /// The `halo-server` built next to the test bundle.
-    public static func builtBinary() throws -> URL {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo-server")
+    public static func builtBinary(named name: String = "halo-server") throws -> URL {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw NSError(
                 domain: "ChildServer", code: 2,
                 userInfo: [
                     NSLocalizedDescriptionKey:
-                        "halo-server is not built next to the tests (\(binary.path)); run `swift build --build-tests`"
+                        "\(name) is not built next to the tests (\(binary.path)); run `swift build --build-tests`"
                 ])
         }
         return binary

@@ -1,3 +1,4 @@
+import CGtk
 import Foundation
 
 /// Finds the run-time files the app loads (`.ui` layouts, CSS, icons).
@@ -20,6 +21,18 @@ enum AppResources {
     }
 
     static var styleSheet: String { (directory as NSString).appendingPathComponent("style.css") }
+
+    /// Gives the default display the app's icons and style sheet (the app at start-up, and the
+    /// window tests, so their screenshots look as the app does).
+    @MainActor
+    static func installOnDisplay() {
+        guard let display = gdk_display_get_default() else { return }
+        gtk_icon_theme_add_search_path(gtk_icon_theme_get_for_display(display), iconThemeDirectory)
+        let css = gtk_css_provider_new()
+        gtk_css_provider_load_from_path(css, styleSheet)
+        gtk_style_context_add_provider_for_display(display, OpaquePointer(css), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+        g_object_unref(css)
+    }
 
     private static func locateResources() -> String {
         if let explicit = ProcessInfo.processInfo.environment["HALO_DESK_RESOURCES"], !explicit.isEmpty {

@@ -30,13 +30,7 @@ final class HaloDeskApplication {
     private func startup() {
         g_set_application_name(AppInfo.name)
         gtk_window_set_default_icon_name(AppInfo.applicationID)
-        if let display = gdk_display_get_default() {
-            gtk_icon_theme_add_search_path(gtk_icon_theme_get_for_display(display), AppResources.iconThemeDirectory)
-            let css = gtk_css_provider_new()
-            gtk_css_provider_load_from_path(css, AppResources.styleSheet)
-            gtk_style_context_add_provider_for_display(display, OpaquePointer(css), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
-            g_object_unref(css)
-        }
+        AppResources.installOnDisplay()
         Actions.add("quit", to: application) { [unowned self] in self.quit() }
         Actions.add("about", to: application) { [unowned self] in self.showAbout() }
         setAccelerators(["<Control>q"], for: "app.quit")
@@ -98,7 +92,7 @@ final class HaloDeskApplication {
         adw_about_window_set_developer_name(aboutWindow, "The HaloDesk developers")
         adw_about_window_set_comments(
             aboutWindow,
-            "A desktop client for HALO content: browse and edit modules and their instances, also while the server cannot be reached; edits made meanwhile wait until it answers."
+            "A desktop client for HALO content: browse, filter and edit modules and their instances, also while the server cannot be reached; edits made meanwhile wait until it answers."
         )
         adw_about_window_set_website(aboutWindow, AppInfo.website)
         adw_about_window_set_license_type(aboutWindow, GTK_LICENSE_APACHE_2_0)

@@ -22,6 +22,39 @@ struct FilterField: Hashable, Sendable {
             FilterField(name: $0, kind: .date, isMetadata: true)
         }
         + ["createdBy", "updatedBy"].map { FilterField(name: $0, kind: .text, isMetadata: true) }
+
+    /// What a filter on a module can test: the fields the module declares (with their choices),
+    /// else the ones its instances were seen to hold, then the metadata.
+    static func fields(declared: [ModuleField]?, seen: [FieldDescriptor]) -> [FilterField] {
+        let own: [FilterField]
+        if let declared, !declared.isEmpty {
+            own = declared.map { field in
+                let kind = field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) } ?? .text
+                let choices = field.format?["values"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                return FilterField(name: field.name, kind: kind, isMetadata: false, choices: choices)
+            }
+        } else {
+            own = seen.map { FilterField(name: $0.name, kind: $0.kind, isMetadata: false) }
+        }
+        return own + metadata
+    }
+
+    /// How the builder names the field ("Updated" for `updatedAt`; a module field by its name).
+    var label: String {
+        guard isMetadata else { return name }
+        switch name {
+        case "name": return "Instance name"
+        case "createdAt": return "Created"
+        case "updatedAt": return "Updated"
+        case "publishedAt": return "Published"
+        case "removedAt": return "Expires"
+        case "archivedAt": return "Archived"
+        case "deletedAt": return "Deleted"
+        case "createdBy": return "Created by"
+        case "updatedBy": return "Updated by"
+        default: return name
+        }
+    }
 }
 
 /// The operators the builder offers; "is empty" and "is not empty" are `= null` and `!= null`.
@@ -145,6 +178,9 @@ struct FilterCondition: Equatable, Sendable {
     var isMissing = false
     /// Why the value was just cleared (the new field or operator does not take it), for the UI.
     var clearedReason: String?
+    /// What the user typed that is not a value of the field (e.g. "12,5x" for a number): the
+    /// condition is not applied until it is fixed.
+    var inputProblem: String?
 
     /// A field change keeps the operator and the value only where they still fit.
     mutating func setField(_ newField: FilterField) {
@@ -152,7 +188,8 @@ struct FilterCondition: Equatable, Sendable {
         isMissing = false
         let offered = FilterOperator.offered(for: newField.kind)
         if operation.map({ !offered.contains($0) }) ?? true { operation = offered.first }
-        clearIfUnfit(reason: "The value was cleared: “\(newField.name)” does not take it.")
+        clearIfUnfit(reason: "The value was cleared: “\(newField.label)” does not take it.")
+        startBooleanAtYes()
     }
 
     /// An operator change turns one value into a list of one and back, and clears what no longer fits.
@@ -170,6 +207,14 @@ struct FilterCondition: Equatable, Sendable {
         default: break
         }
         clearIfUnfit(reason: "The value was cleared: “\(newOperator.label)” does not take it.")
+        startBooleanAtYes()
+    }
+
+    /// A yes/no field's switch always shows a value, so the condition holds the one it shows.
+    private mutating func startBooleanAtYes() {
+        if field?.kind == .boolean, value == .none, let operation, !operation.takesNoValue, !operation.takesList {
+            value = .bool(true)
+        }
     }
 
     private mutating func clearIfUnfit(reason: String) {
@@ -188,6 +233,7 @@ struct FilterCondition: Equatable, Sendable {
         if isMissing { return "“\(field.name)” is not a field of this module any more." }
         guard let operation else { return "Choose how to compare." }
         if operation.takesNoValue { return nil }
+        if let inputProblem { return inputProblem }
         switch value {
         case .none: return operation.takesList ? "Add at least one value." : "Enter a value."
         case .list(let items) where items.isEmpty: return "Add at least one value."

@@ -9,6 +9,11 @@ struct FilterTree: Equatable, Sendable {
     /// The server's nesting limit (`search-filter-depth`, 16 by default): the root group is level 1,
     /// its conditions level 2. A group at the last level cannot hold another group.
     let maxDepth: Int
+    /// The Tags section: segmentation tags are top-level keys on the wire (`segmentTags`,
+    /// `segmentMode`), not conditions of the tree.
+    var tags: [FilterTag] = []
+    /// `segmentMode` total: an instance must have every tag (else one is enough).
+    var matchesAllTags = false
 
     init(maxDepth: Int = 16) {
         self.maxDepth = maxDepth
@@ -19,8 +24,14 @@ struct FilterTree: Equatable, Sendable {
 
     var isEmpty: Bool { if case .group(_, let children) = root.content { children.isEmpty } else { false } }
 
-    /// The number of conditions (the Filter button shows it).
-    var conditionCount: Int { root.conditions.count }
+    /// The number of conditions and tags (the Filter button shows it).
+    var conditionCount: Int { root.conditions.count + tags.count }
+
+    /// The tags to segment by (nil while one has no name).
+    var segmentTags: [Tag]? {
+        guard tags.allSatisfy({ !$0.name.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        return tags.map { Tag(name: $0.name.trimmingCharacters(in: .whitespaces), value: $0.value.isEmpty ? nil : $0.value) }
+    }
 
     func node(_ id: Int) -> FilterNode? { root.find(id) }
 
@@ -141,6 +152,7 @@ struct FilterTree: Equatable, Sendable {
             }
         }
         visit(root)
+        if segmentTags == nil { found.append((root.id, "Name every tag, or remove the ones without a name.")) }
         return found
     }
 
@@ -193,6 +205,12 @@ struct FilterTree: Equatable, Sendable {
     }
 }
 
+/// A name = value pair of the Tags section (an empty value matches the name alone).
+struct FilterTag: Equatable, Sendable {
+    var name = ""
+    var value = ""
+}
+
 /// Undo and redo over whole trees (trees are small values).
 struct FilterTreeHistory: Sendable {
     private(set) var current: FilterTree
@@ -204,16 +222,20 @@ struct FilterTreeHistory: Sendable {
     var canUndo: Bool { !undoStack.isEmpty }
     var canRedo: Bool { !redoStack.isEmpty }
 
-    /// Applies an edit; an edit that changes nothing is not recorded.
+    /// The typing edits are merged under: one undo step per value typed, not per key.
+    private var lastTyping: String?
+
+    /// Applies an edit; an edit that changes nothing is not recorded. Edits with the same
+    /// `typing` key in a row (keys typed into one input) are one step.
     @discardableResult
-    mutating func edit<Result>(_ change: (inout FilterTree) -> Result) -> Result {
+    mutating func edit<Result>(typing: String? = nil, _ change: (inout FilterTree) -> Result) -> Result {
         var next = current
         let result = change(&next)
-        if next != current {
-            undoStack.append(current)
-            redoStack.removeAll()
-            current = next
-        }
+        guard next != current else { return result }
+        if typing == nil || typing != lastTyping { undoStack.append(current) }
+        redoStack.removeAll()
+        current = next
+        lastTyping = typing
         return result
     }
 
@@ -221,12 +243,14 @@ struct FilterTreeHistory: Sendable {
         guard let previous = undoStack.popLast() else { return }
         redoStack.append(current)
         current = previous
+        lastTyping = nil
     }
 
     mutating func redo() {
         guard let next = redoStack.popLast() else { return }
         undoStack.append(current)
         current = next
+        lastTyping = nil
     }
 }
 

@@ -30,6 +30,9 @@ extension Widget {
         if vertically { gtk_widget_set_vexpand(widget, 1) }
     }
 
+    /// Centred vertically in a taller row (a menu button beside multi-line content).
+    func centerVertically() { gtk_widget_set_valign(widget, GTK_ALIGN_CENTER) }
+
     func setSizeRequest(width: Int = -1, height: Int = -1) { gtk_widget_set_size_request(widget, gint(width), gint(height)) }
 }
 

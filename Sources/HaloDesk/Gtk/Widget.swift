@@ -163,6 +163,13 @@ class Window: Widget {
     func close() { gtk_window_close(window) }
     func destroy() { gtk_window_destroy(window) }
 
+    /// Keeps the window above the window holding `widget` (and centred on it).
+    func setTransient(for widget: Widget) {
+        if let root = gtk_widget_get_root(widget.widget) {
+            gtk_window_set_transient_for(window, halo_window(UnsafeMutableRawPointer(root)))
+        }
+    }
+
     func setDefaultSize(width: Int, height: Int) {
         gtk_window_set_default_size(window, gint(width), gint(height))
     }

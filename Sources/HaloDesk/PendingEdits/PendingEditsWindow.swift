@@ -54,9 +54,7 @@ final class PendingEditsWindow {
         self.model = model
         self.moduleNames = moduleNames
         self.fieldKinds = fieldKinds
-        if let root = gtk_widget_get_root(parent.widget) {
-            gtk_window_set_transient_for(window.window, halo_window(UnsafeMutableRawPointer(root)))
-        }
+        window.setTransient(for: parent)
         sendButton.onClicked(weakly(self) { $0.model.send() })
         model.observe(weakly(self) { $0.reload() })
         reload()

@@ -7,6 +7,7 @@ extension WorkspaceView {
     @discardableResult
     func installActions(on window: GObjectRef) -> [(action: String, accelerators: [String])] {
         Actions.add("find", to: window, handler: weakly(self) { $0.searchEntry.grabFocus() })
+        Actions.add("filter", to: window, handler: weakly(self) { $0.showFilterBuilder() })
         Actions.add("new-instance", to: window, handler: weakly(self) { $0.newInstance() })
         Actions.add("save", to: window, handler: weakly(self) { $0.save() })
         Actions.add(
@@ -17,7 +18,8 @@ extension WorkspaceView {
             })
         Actions.add("refresh", to: window, handler: weakly(self) { $0.refresh() })
         return [
-            ("win.find", ["<Control>f"]), ("win.new-instance", ["<Control>n"]), ("win.save", ["<Control>s"]),
+            ("win.find", ["<Control>f"]), ("win.filter", ["<Control><Shift>f"]), ("win.new-instance", ["<Control>n"]),
+            ("win.save", ["<Control>s"]),
             ("win.delete", ["Delete"]), ("win.refresh", ["F5"]),
         ]
     }

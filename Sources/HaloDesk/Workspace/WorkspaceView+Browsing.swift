@@ -46,7 +46,8 @@ extension WorkspaceView {
             firstPaintPending = name
         }
         showDetail(nil)
-        pager.show(moduleId: module.id, nameFilter: searchEntry.text, filters: SearchFilters())  // filters are per module
+        forgetFilter()  // filters are per module
+        pager.show(moduleId: module.id, nameFilter: searchEntry.text, filters: SearchFilters(), segment: InstancePager.Segment())
         leaflet.show(listPane)
         keepOfflineCopy()
     }

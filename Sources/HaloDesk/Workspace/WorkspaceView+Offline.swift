@@ -78,6 +78,7 @@ extension WorkspaceView {
     func close() {
         connection.stop()
         offlineCopies.cancel()
+        forgetFilter()  // its window goes with the workspace
     }
 
     /// `close`, returning once no sync of this view writes the cache any more (before the

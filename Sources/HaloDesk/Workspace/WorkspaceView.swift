@@ -36,6 +36,12 @@ final class WorkspaceView {
     private(set) var pendingEditsWindow: PendingEditsWindow?
     let searchEntry: Editable
     let newButton: Button
+    /// "Filter", with the number of conditions applied: opens the filter builder.
+    let filterButton: Button
+    /// The open module's filter builder, once opened (it keeps its draft while hidden).
+    var filterBuilder: FilterBuilderWindow?
+    /// The filter the list shows (conditions and tags), for the open module.
+    var appliedFilter = FilterTree()
     let saveButton: Button
     let deleteButton: Button
     let statusLabel: Label
@@ -78,6 +84,7 @@ final class WorkspaceView {
         bulk = try BulkPanel()
         searchEntry = try builder.object("search_entry")
         newButton = try builder.object("new_button")
+        filterButton = try builder.object("filter_button")
         saveButton = try builder.object("save_button")
         deleteButton = try builder.object("delete_button")
         statusLabel = try builder.object("status_label")
@@ -189,6 +196,7 @@ final class WorkspaceView {
         searchEntry.onSearchChanged(
             weakly(self) { view in view.pager.show(moduleId: view.pager.moduleId, nameFilter: view.searchEntry.text) })
         newButton.onClicked(weakly(self) { $0.newInstance() })
+        filterButton.onClicked(weakly(self) { $0.showFilterBuilder() })
         saveButton.onClicked(weakly(self) { $0.save() })
         deleteButton.onClicked(weakly(self) { $0.deleteSelection() })
         editor.onDirtyChanged = weakly(self) { view, dirty in view.saveButton.isSensitive = dirty }

@@ -46,6 +46,7 @@ enum GUITestEnvironment {
         setenv("GTK_A11Y", "test", 1)
         gtk_init()
         adw_init()
+        AppResources.installOnDisplay()
         MainLoopBridge.install()
         gtkReady = true
     }

@@ -27,6 +27,8 @@ final class InstancePager {
     private(set) var nameFilter = ""
     /// The filter builder's filters (values and metadata); the name box adds to the metadata.
     private(set) var filters = SearchFilters()
+    /// Segmentation tags the list is narrowed to (`segmentTags` / `segmentMode`).
+    private(set) var segment = Segment()
     private(set) var sort = Sort.recentFirst
     /// Number of rows the server reported for the current query (nil until the first page came).
     private(set) var totalItems: Int?
@@ -55,20 +57,30 @@ final class InstancePager {
 
     /// Shows another module, filter or sort: forgets every page and loads the first one.
     /// Nothing happens when the query stays the same (GTK re-emits search and sort signals).
-    func show(moduleId: String?, nameFilter: String? = nil, filters: SearchFilters? = nil, sort: Sort? = nil) {
+    func show(
+        moduleId: String?, nameFilter: String? = nil, filters: SearchFilters? = nil, segment: Segment? = nil, sort: Sort? = nil
+    ) {
         let unchanged =
             moduleId == self.moduleId && (nameFilter ?? self.nameFilter) == self.nameFilter
-            && (filters ?? self.filters) == self.filters && (sort ?? self.sort) == self.sort
+            && (filters ?? self.filters) == self.filters && (segment ?? self.segment) == self.segment && (sort ?? self.sort) == self.sort
         if unchanged, moduleId == nil || totalItems != nil || !loading.isEmpty { return }
         self.moduleId = moduleId
         if let nameFilter { self.nameFilter = nameFilter }
         if let filters { self.filters = filters }
+        if let segment { self.segment = segment }
         if let sort { self.sort = sort }
         reload()
     }
 
     /// Whether the rows are a subset of the module (the name box or the filters are in use).
-    var isFiltered: Bool { !nameFilter.trimmingCharacters(in: .whitespaces).isEmpty || !filters.isEmpty }
+    var isFiltered: Bool { !nameFilter.trimmingCharacters(in: .whitespaces).isEmpty || !filters.isEmpty || !segment.tags.isEmpty }
+
+    /// Segmentation tags: an instance shows when it has one of them (all of them when
+    /// `matchesAll`); untagged instances show to everyone.
+    struct Segment: Equatable, Sendable {
+        var tags: [Tag] = []
+        var matchesAll = false
+    }
 
     /// Forgets cached pages and asks for the first page again (after edits, F5).
     func reload() {
@@ -136,6 +148,7 @@ final class InstancePager {
             filters.metadata = filters.metadata.map { and($0, like(property: "name", value: name)) } ?? like(property: "name", value: name)
         }
         query = query.filters(filters)
+        if !segment.tags.isEmpty { query = query.tags(segment.tags).segmentMode(segment.matchesAll ? .total : .partial) }
         return query
     }
 

@@ -596,3 +596,14 @@ extension SearchFilter {
         }
     }
 }
+
+extension HaloError {
+    /// Where a filter's syntax error is, for editors that point at it: the 1-based character its
+    /// message names, or one past the end for "at the end of the filter"; nil for other errors.
+    public func filterErrorCharacter(in expression: String) -> Int? {
+        guard case .invalidInput(let message) = self else { return nil }
+        if message.contains("at the end of the filter") { return expression.count + 1 }
+        guard let range = message.range(of: #"at character [0-9]+"#, options: .regularExpression) else { return nil }
+        return Int(message[range].dropFirst("at character ".count))
+    }
+}

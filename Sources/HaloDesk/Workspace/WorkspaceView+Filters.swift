@@ -1,0 +1,86 @@
+import HaloServices
+
+/// Filtering the list: the filter builder of the open module (the Filter button, Ctrl+Shift+F),
+/// what Apply shows, and the instance search behind the relation pickers.
+extension WorkspaceView {
+    func showFilterBuilder() {
+        guard let moduleId = pager.moduleId, let module = sidebar.modules.first(where: { $0.id == moduleId }) else {
+            toast("Choose a module to filter.")
+            return
+        }
+        if let filterBuilder {
+            filterBuilder.present()
+            return
+        }
+        let fields = FilterField.fields(declared: module.fields, seen: fieldCatalog.fields(moduleId: moduleId))
+        let content = session.core.content
+        let connection = connection
+        do {
+            let builder = try FilterBuilderWindow(
+                moduleName: module.name ?? "Module", fields: fields, tree: appliedFilter,
+                baseQuery: SearchQuery().moduleIds([moduleId]).addSortBy(field: pager.sort.field, order: pager.sort.order),
+                parent: widget,
+                search: { query throws(HaloError) in
+                    let policy = connection.readPolicy
+                    do throws(HaloError) {
+                        let answer = try await content.search(query: query, offlinePolicy: policy)
+                        if policy == nil { connection.record(answerFrom: answer.source) }
+                        return answer
+                    } catch {
+                        connection.record(error: error)
+                        throw error
+                    }
+                },
+                instanceSearch: instanceSearch(), onApply: weakly(self) { $0.applyFilter($1) })
+            filterBuilder = builder
+            builder.present()
+        } catch {
+            toast("Could not open the filter builder: \(error)")
+        }
+    }
+
+    /// Shows the builder's filter in the list (the sort and the name box are kept).
+    func applyFilter(_ tree: FilterTree) {
+        guard let filters = (try? tree.filters()) ?? nil, let tags = tree.segmentTags else { return }
+        appliedFilter = tree
+        pager.show(
+            moduleId: pager.moduleId, filters: filters, segment: InstancePager.Segment(tags: tags, matchesAll: tree.matchesAllTags))
+        updateFilterButton()
+    }
+
+    /// Another module: its list starts unfiltered and the builder of the previous one goes.
+    func forgetFilter() {
+        appliedFilter = FilterTree()
+        filterBuilder?.window.destroy()
+        filterBuilder = nil
+        updateFilterButton()
+    }
+
+    /// "Filter" names how many conditions and tags the list is filtered by.
+    func updateFilterButton() {
+        let count = appliedFilter.conditionCount
+        filterButton.label = count == 0 ? "Filter" : "Filter · \(count)"
+        filterButton.setAccessibleLabel(count == 0 ? "Filter" : "Filter: \(count) condition\(count == 1 ? "" : "s") applied")
+        if count == 0 { filterButton.removeCSSClass("accent") } else { filterButton.addCSSClass("accent") }
+    }
+
+    /// Instances by name for the relation pickers, in every module (a relation field does not
+    /// say which module it points to): the recently updated ones for an empty text.
+    func instanceSearch() -> InstanceSearch {
+        let content = session.core.content
+        let connection = connection
+        return { [weak self] text in
+            var query = SearchQuery().pagination(page: 1, limit: 20)
+            if text.isEmpty {
+                query = query.addSortBy(field: .updatedAt, order: .descending)
+            } else {
+                query = query.metaFilter(like(property: "name", value: text)).addSortBy(field: .name, order: .ascending)
+            }
+            guard let answer = try? await content.search(query: query, offlinePolicy: connection.readPolicy) else { return [] }
+            let modules = self?.sidebar.moduleNames ?? [:]
+            return answer.instances.compactMap { instance in
+                instance.id.map { InstanceChoice(id: $0, name: instance.name, moduleName: modules[instance.moduleId]) }
+            }
+        }
+    }
+}
