@@ -27,9 +27,7 @@ final class FilterBuilderTests: XCTestCase {
             XCTAssertLessThan(expected.count, 150, "the filter must narrow the module")
 
             XCTAssertEqual(view.filterButton.label, "Filter")
-            view.filterButton.click()
-            let builder = try XCTUnwrap(view.filterBuilder)
-            XCTAssertTrue(harness.pump { builder.window.isMapped })
+            let builder = try Self.openBuilder(in: harness)
             let root = builder.tree.root.id
 
             // price >= 10, price <= 500
@@ -85,9 +83,9 @@ final class FilterBuilderTests: XCTestCase {
             try Self.assertRows(expected, in: harness)
 
             XCTAssertEqual(AccessibilityAudit.unnamedControls(in: builder.window.widget), [], "every control has a name")
-            try harness.screenshots(name: "filter-builder", of: builder.window)
+            try GUITestEnvironment.screenshots(of: builder.window, named: "filter-builder")
             builder.window.setDefaultSize(width: 360, height: 720)
-            try harness.screenshots(name: "filter-builder-narrow", of: builder.window)
+            try GUITestEnvironment.screenshots(of: builder.window, named: "filter-builder-narrow")
         }
     }
 
@@ -98,10 +96,8 @@ final class FilterBuilderTests: XCTestCase {
         try MainActor.assumeIsolated {
             let harness = try WorkspaceHarness()
             defer { harness.tearDown() }
-            let view = harness.view
             try harness.openModule("Products")
-            view.filterButton.click()
-            let builder = try XCTUnwrap(view.filterBuilder)
+            let builder = try Self.openBuilder(in: harness)
             let root = builder.tree.root.id
 
             let price = try Self.addCondition(to: root, in: builder)
@@ -176,7 +172,70 @@ final class FilterBuilderTests: XCTestCase {
         }
     }
 
+    /// A relation is chosen by name with the search-as-you-type picker, and a date with the
+    /// calendar: the list then shows what the server answers for the same text.
+    func testRelationsAndDatesAreChosenWithPickers() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            try harness.openModule("Articles")
+            let article = try XCTUnwrap(try harness.serverInstances(module: "Articles").first { $0.values["author"]?.stringValue != nil })
+            let authorId = try XCTUnwrap(article.values["author"]?.stringValue)
+            let author = try XCTUnwrap(try harness.serverInstances(module: "Authors").first { $0.id == authorId })
+            let builder = try Self.openBuilder(in: harness)
+            let root = builder.tree.root.id
+
+            let relation = try Self.addCondition(to: root, in: builder)
+            try Self.choose(field: "author", operation: "is", in: builder, condition: relation)
+            guard case .instance(let picker)? = builder.nodeControls[relation]?.valueEditor?.input else { return XCTFail("no picker") }
+            picker.open()
+            XCTAssertTrue(harness.pump { picker.completedSearches >= 1 })
+            XCTAssertEqual(picker.status.text, "Recently updated")
+            picker.searchEntry.text = String(author.name.prefix(2))
+            XCTAssertTrue(harness.pump { picker.status.text == "Type at least 3 characters of the name." })
+            picker.searchEntry.text = author.name
+            XCTAssertTrue(harness.pump { picker.resultButtons.contains { $0.choice.id == authorId } }, picker.status.text)
+            let result = try XCTUnwrap(picker.resultButtons.first { $0.choice.id == authorId })
+            XCTAssertEqual(result.choice.label, "\(author.name) — Authors")
+            result.button.click()
+            XCTAssertEqual(picker.button.label, author.name, "the picker shows the name, not the id")
+            XCTAssertEqual(builder.textView.text, #"author = "\#(authorId)""#)
+
+            let updated = try Self.addCondition(to: root, in: builder)
+            try Self.choose(field: "Updated", operation: "is at least", in: builder, condition: updated)
+            guard case .date(let date)? = builder.nodeControls[updated]?.valueEditor?.input else { return XCTFail("no date") }
+            date.choose(year: 2000, month: 1, day: 1, time: "08:30")
+            XCTAssertEqual(date.button.label, "2000-01-01 08:30")
+            date.timeEntry.text = "8h"
+            XCTAssertEqual(builder.nodeControls[updated]?.problemLabel?.text, "Write the time of day as HH:mm, like 14:30.")
+            XCTAssertFalse(builder.applyButton.isSensitive)
+            date.timeEntry.text = ""
+            XCTAssertTrue(builder.textView.text.hasPrefix(#"author = "\#(authorId)" and meta.updatedAt >= @"#), builder.textView.text)
+
+            let expected = try WorkspaceHarness.wait {
+                [checker = harness.checker, moduleId = article.moduleId, text = builder.textView.text] in
+                try await checker.content.search(
+                    query: SearchQuery().moduleIds([moduleId]).filters(try SearchFilters.parse(expression: text))
+                        .addSortBy(field: .updatedAt, order: .descending).skipPagination()
+                ).instances.compactMap(\.id)
+            }
+            XCTAssertTrue(expected.contains(try XCTUnwrap(article.id)))
+            builder.applyButton.click()
+            try Self.assertRows(expected, in: harness)
+        }
+    }
+
     // MARK: Steps a user takes
+
+    /// Clicks the Filter button and waits for the builder on screen.
+    @MainActor
+    static func openBuilder(in harness: WorkspaceHarness) throws -> FilterBuilderWindow {
+        harness.view.filterButton.click()
+        let shown = harness.view.filterBuilder
+        let builder = try XCTUnwrap(shown)
+        XCTAssertTrue(harness.pump { builder.window.isMapped })
+        return builder
+    }
 
     /// Clicks the group's Add Condition and returns the new condition's id.
     @MainActor

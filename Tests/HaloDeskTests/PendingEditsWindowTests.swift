@@ -93,7 +93,7 @@ final class PendingEditsWindowTests: XCTestCase {
                 statusBarUnnamed, [],
                 "workspace controls without an accessible name (pending button shown):\n"
                     + statusBarUnnamed.joined(separator: "\n"))
-            try Self.screenshots(window)
+            try GUITestEnvironment.screenshots(of: window.window, named: "pending-edits")
             try Screenshot.saveAfterNextPaint(
                 harness.window, to: GUITestEnvironment.artifactsDirectory.appendingPathComponent("workspace-pending-button.png").path)
 
@@ -128,17 +128,6 @@ final class PendingEditsWindowTests: XCTestCase {
             // Escape (bound to window.close in the .ui) closes it, as for any dialog.
             XCTAssertNotEqual(gtk_widget_activate_action_variant(window.window.widget, "window.close", nil), 0)
             XCTAssertTrue(harness.pump { !window.window.isMapped })
-        }
-    }
-
-    @MainActor
-    private static func screenshots(_ window: PendingEditsWindow) throws {
-        let styleManager = adw_style_manager_get_default()
-        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
-        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
-            adw_style_manager_set_color_scheme(styleManager, scheme)
-            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("pending-edits-\(style).png").path
-            try Screenshot.saveAfterNextPaint(window.window, to: path)
         }
     }
 }

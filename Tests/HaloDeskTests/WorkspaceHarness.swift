@@ -145,19 +145,9 @@ final class WorkspaceHarness {
         return try Self.wait { try await checker.content.search(query: SearchQuery().moduleIds([moduleId]).skipPagination()).instances }
     }
 
-    /// Saves `<name>-light.png` and `<name>-dark.png` of the window (default: the workspace's)
-    /// into test-artifacts/.
-    func screenshots(name: String, of shown: Window? = nil) throws {
-        let window = shown ?? self.window
-        let styleManager = adw_style_manager_get_default()
-        defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
-        for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
-            adw_style_manager_set_color_scheme(styleManager, scheme)
-            pump(timeout: 0.3) { false }
-            let path = GUITestEnvironment.artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
-            try Screenshot.saveAfterNextPaint(window, to: path)
-            XCTAssertTrue(FileManager.default.fileExists(atPath: path))
-        }
+    /// Saves `<name>-light.png` and `<name>-dark.png` of the workspace window into test-artifacts/.
+    func screenshots(name: String) throws {
+        try GUITestEnvironment.screenshots(of: window, named: name)
     }
 
     /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.

@@ -215,7 +215,7 @@ extension FilterBuilderWindow {
         box.append(footer)
         controls.addCondition = addCondition
         controls.addGroup = addGroup
-        register(controls, for: node.id)
+        nodeControls[node.id] = controls
         return box
     }
 
@@ -265,7 +265,7 @@ extension FilterBuilderWindow {
         let problem = Label("", classes: ["caption"], wrap: true)
         box.append(problem)
         controls.problemLabel = problem
-        register(controls, for: id)
+        nodeControls[id] = controls
         return box
     }
 
@@ -371,8 +371,6 @@ extension FilterBuilderWindow {
             }
         }
     }
-
-    private func register(_ controls: NodeControls, for id: Int) { nodeControls[id] = controls }
 
     func focus(_ target: FocusTarget) {
         switch target {

@@ -35,8 +35,6 @@ final class FilterBuilderWindow {
     /// The tree being edited, with its undo and redo (edited only through the window's methods).
     var history: FilterTreeHistory
     var tree: FilterTree { history.current }
-    /// The tree the list shows (set by Apply and Clear).
-    private(set) var appliedTree: FilterTree
 
     /// Controls of each node on screen, by node id (rebuilt with the tree).
     var nodeControls: [Int: NodeControls] = [:]
@@ -92,7 +90,6 @@ final class FilterBuilderWindow {
         self.instanceSearch = instanceSearch
         self.onApply = onApply
         history = FilterTreeHistory(tree)
-        appliedTree = tree
         window.title = "Filter \(moduleName)"
         windowTitle.title = "Filter \(moduleName)"
         gtk_window_set_hide_on_close(window.window, 1)
@@ -136,10 +133,8 @@ final class FilterBuilderWindow {
 
     /// Shows the tree's filters in the list.
     func apply() {
-        guard (try? tree.filters()) ?? nil != nil, tree.segmentTags != nil else { return }
-        appliedTree = tree
+        guard (try? tree.applicable()) != nil else { return }
         onApply(tree)
-        treeChanged()
     }
 
     /// Empties the builder and shows the whole module (undo brings the conditions back).
@@ -160,42 +155,34 @@ final class FilterBuilderWindow {
         undoButton.isSensitive = history.canUndo
         redoButton.isSensitive = history.canRedo
         showConditionProblems()
-        let filters: SearchFilters?
+        let applicable: (filters: SearchFilters, segment: InstancePager.Segment)?
         do {
-            filters = try tree.filters()
+            applicable = try tree.applicable()
             problemLabel.isVisible = false
         } catch {
-            filters = nil
+            applicable = nil
             problemLabel.text = (error as? HaloError)?.sentence ?? "\(error)"
             problemLabel.isVisible = true
         }
-        let tags = tree.segmentTags
-        let ready = filters != nil && tags != nil
-        applyButton.isSensitive = ready
+        applyButton.isSensitive = applicable != nil
         applyButton.tooltip =
-            ready ? "Show the matching instances in the list (Ctrl+Enter)" : "Complete or remove the marked conditions first"
-        if let filters, let tags {
+            applicable != nil ? "Show the matching instances in the list (Ctrl+Enter)" : "Complete or remove the marked conditions first"
+        textStatusLabel.removeCSSClass("error")
+        if let (filters, segment) = applicable {
             writeText(filters.expression)
-            textStatusLabel.removeCSSClass("error")
             textStatusLabel.text = ""
             textStatusLabel.isVisible = false
-            let request = query(filters: filters, tags: tags)
+            // The list's query (first page aside).
+            let request = baseQuery.filters(filters).segment(segment)
             requestView.text = Self.prettyJSON(request.body())
             countMatches(request)
         } else {
-            textStatusLabel.removeCSSClass("error")
             textStatusLabel.text = "The text follows once every condition is complete."
             textStatusLabel.isVisible = true
             windowTitle.subtitle = "Complete the conditions to count the matches"
+            countGeneration += 1  // a count still on its way is for another tree
             liveCount = nil
         }
-    }
-
-    /// The list query for these filters and tags (what Apply shows, first page aside).
-    private func query(filters: SearchFilters, tags: [Tag]) -> SearchQuery {
-        var query = baseQuery.filters(filters).segmentMode(tree.matchesAllTags ? .total : .partial)
-        if !tags.isEmpty { query = query.tags(tags) }
-        return query
     }
 
     // MARK: The text form
@@ -232,8 +219,7 @@ final class FilterBuilderWindow {
             var next = FilterTree(filters, fields: fields, maxDepth: tree.maxDepth)
             next.tags = tree.tags
             next.matchesAllTags = tree.matchesAllTags
-            let current = try? tree.filters()
-            guard current.flatMap({ $0 }) != filters else { return }  // same filter, another spelling
+            if let current = try? tree.filters(), current == filters { return }  // the same filter, spelled otherwise
             history.edit { $0 = next }
             pendingFocus = nil
             renderTree()
@@ -293,7 +279,7 @@ final class FilterBuilderWindow {
         matchAllTagsSwitch.onToggled(
             weakly(self) { view in
                 let on = view.matchAllTagsSwitch.isOn
-                if on != view.tree.matchesAllTags { view.edit(typing: "tag-mode") { $0.matchesAllTags = on } }
+                if on != view.tree.matchesAllTags { view.edit { $0.matchesAllTags = on } }
             })
     }
 

@@ -156,6 +156,13 @@ struct FilterTree: Equatable, Sendable {
         return found
     }
 
+    /// What the list shows for the tree, its filters and segmentation tags; nil while there are
+    /// problems (a refused mix of values and metadata throws).
+    func applicable() throws -> (filters: SearchFilters, segment: InstancePager.Segment)? {
+        guard let filters = try filters(), let tags = segmentTags else { return nil }
+        return (filters, InstancePager.Segment(tags: tags, matchesAll: matchesAllTags))
+    }
+
     /// The filters to search with: nil while there are problems, empty for an empty tree. A root
     /// of one node sends that node alone.
     func filters() throws -> SearchFilters? {

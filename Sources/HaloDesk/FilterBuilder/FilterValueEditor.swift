@@ -106,16 +106,10 @@ final class FilterValueEditor {
         }
     }
 
-    /// The text a typed value shows.
+    /// The text a typed value shows (as the instance editor shows stored values).
     static func text(of value: FilterValue, kind: FieldKind) -> String {
-        switch value {
-        case .none, .list: ""
-        case .text(let text): text
-        case .number(let number): FieldValueText.display(.number(number), kind: .number)
-        case .date(let milliseconds): FieldValueText.display(.number(milliseconds), kind: .date)
-        case .bool(let flag): flag ? "Yes" : "No"
-        case .wire(let value, _): FieldValueText.json(value)
-        }
+        if case .list = value { return "" }
+        return FieldValueText.display(value.wire.value, kind: kind)
     }
 }
 
@@ -125,8 +119,8 @@ extension SpinButton {
     static func forNumbers(accessibleLabel: String, value: FilterValue) -> SpinButton {
         let spin = SpinButton(sinking: UnsafeMutableRawPointer(gtk_spin_button_new_with_range(-1e15, 1e15, 1)))
         gtk_spin_button_set_digits(OpaquePointer(spin.raw), 6)
-        // Text that is not a number leaves the value as it was (the default clamps it to the
-        // lowest value); the condition says what is wrong while the text is on screen.
+        // A re-read of text that is not a number keeps the value as it was (the default policy
+        // clamps it to the lowest value).
         gtk_spin_button_set_update_policy(OpaquePointer(spin.raw), GTK_UPDATE_IF_VALID)
         spin.setAccessibleLabel(accessibleLabel)
         if case .number(let number) = value { spin.value = number }

@@ -85,13 +85,3 @@ final class OptionPicker {
         }
     }
 }
-
-extension MenuButton {
-    /// A menu button with a text label (and GTK's drop-down arrow) opening `popover`.
-    convenience init(label: String, accessibleLabel: String, popover: Popover) {
-        self.init(sinking: UnsafeMutableRawPointer(gtk_menu_button_new()))
-        gtk_menu_button_set_label(OpaquePointer(raw), label)
-        setAccessibleLabel(accessibleLabel)
-        gtk_menu_button_set_popover(OpaquePointer(raw), popover.widget)
-    }
-}

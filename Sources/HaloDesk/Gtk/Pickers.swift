@@ -38,6 +38,14 @@ final class MenuButton: Widget {
         gtk_menu_button_set_popover(button, popover.widget)
     }
 
+    /// A menu button with a text label (and GTK's drop-down arrow) opening `popover`.
+    convenience init(label: String, accessibleLabel: String, popover: Popover) {
+        self.init(sinking: UnsafeMutableRawPointer(gtk_menu_button_new()))
+        gtk_menu_button_set_label(button, label)
+        setAccessibleLabel(accessibleLabel)
+        gtk_menu_button_set_popover(button, popover.widget)
+    }
+
     private var button: OpaquePointer { OpaquePointer(raw) }
 
     var label: String {

@@ -41,10 +41,9 @@ extension WorkspaceView {
 
     /// Shows the builder's filter in the list (the sort and the name box are kept).
     func applyFilter(_ tree: FilterTree) {
-        guard let filters = (try? tree.filters()) ?? nil, let tags = tree.segmentTags else { return }
+        guard let (filters, segment) = try? tree.applicable() else { return }
         appliedFilter = tree
-        pager.show(
-            moduleId: pager.moduleId, filters: filters, segment: InstancePager.Segment(tags: tags, matchesAll: tree.matchesAllTags))
+        pager.show(moduleId: pager.moduleId, filters: filters, segment: segment)
         updateFilterButton()
     }
 

@@ -148,8 +148,7 @@ final class InstancePager {
             filters.metadata = filters.metadata.map { and($0, like(property: "name", value: name)) } ?? like(property: "name", value: name)
         }
         query = query.filters(filters)
-        if !segment.tags.isEmpty { query = query.tags(segment.tags).segmentMode(segment.matchesAll ? .total : .partial) }
-        return query
+        return query.segment(segment)
     }
 
     private func load(page: Int) {
@@ -207,5 +206,12 @@ final class InstancePager {
             pages[page] = nil
             lastRead[page] = nil
         }
+    }
+}
+
+extension SearchQuery {
+    /// Narrowed to the segment's tags (unchanged without tags).
+    func segment(_ segment: InstancePager.Segment) -> SearchQuery {
+        segment.tags.isEmpty ? self : tags(segment.tags).segmentMode(segment.matchesAll ? .total : .partial)
     }
 }

@@ -23,7 +23,7 @@ final class InstancePicker {
     let searchEntry: Editable
     /// The instances listed for the current search text (tests click them as a user would).
     private(set) var resultButtons: [(choice: InstanceChoice, button: Button)] = []
-    private(set) var status: Label
+    let status: Label
     private let results: Box
     private let popover: Popover
     private let search: InstanceSearch
