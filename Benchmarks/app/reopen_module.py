@@ -21,24 +21,7 @@ import pyatspi
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../Tests/HaloDeskTests/accessibility"))
 from sign_in import app_named, find, wait_for  # noqa: E402
-from list_module import is_button, module_list  # noqa: E402
-
-
-def cpu_seconds(pid):
-    fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def marks(path):
-    for line in open(path):
-        stamp, _, what = line.rstrip("\n").partition(" ")
-        if stamp.isdigit():  # a line still being written is read next time
-            yield int(stamp), what
-
-
-def mark(path, what):
-    with open(path, "a") as handle:
-        handle.write("%d %s\n" % (time.monotonic_ns(), what))
+from bench_driver import cpu_seconds, mark, marks, select, sign_in  # noqa: E402
 
 
 def copy_complete(cache_dir, instances):
@@ -56,16 +39,6 @@ def copy_complete(cache_dir, instances):
     return None
 
 
-def select(app, module, deadline, before_click=None):
-    """Selects MODULE's row in the sidebar; `before_click` runs once the row is found, just
-    before the selection is sent (finding it walks the accessibility tree from Python)."""
-    sidebar = wait_for("module " + module, lambda: module_list(app, module), deadline)
-    index = next(i for i, child in enumerate(sidebar) if (child.name or "").startswith(module + ","))
-    if before_click:
-        before_click()
-    sidebar.querySelection().selectChild(index)
-
-
 def reopen(app, app_pid, big, small, marks_file, deadline):
     """Opens SMALL, then BIG; returns (the app's open to painted ms, click to painted ms, app CPU
     ms over that time). The click is the selection sent over AT-SPI (D-Bus to the app)."""
@@ -80,9 +53,9 @@ def reopen(app, app_pid, big, small, marks_file, deadline):
     select(app, big, deadline, click)
     click = clicked[0]
     while time.time() < deadline:
-        painted = [stamp for stamp, what in marks(marks_file) if what == "painted " + big and stamp > click]
+        painted = [stamp for stamp, what, _ in marks(marks_file) if what == "painted " + big and stamp > click]
         if painted:
-            opened = [stamp for stamp, what in marks(marks_file) if what == "open " + big and click < stamp <= painted[0]]
+            opened = [stamp for stamp, what, _ in marks(marks_file) if what == "open " + big and click < stamp <= painted[0]]
             return (painted[0] - opened[0]) / 1e6, (painted[0] - click) / 1e6, (cpu_seconds(app_pid) - cpu) * 1000
         time.sleep(0.005)
     raise TimeoutError("no painted mark for " + big)
@@ -94,11 +67,7 @@ def main():
     deadline = time.time() + timeout
     try:
         app = wait_for("application halo-desk", lambda: app_named("halo-desk"), deadline)
-        sign_in = wait_for("button 'Sign In'", lambda: find(app, lambda n: is_button(n, "Sign In")), deadline)
-        entry = wait_for("entry 'Password'", lambda: find(app, lambda n: (n.name or "").startswith("Password")
-                                                       and "EditableText" in pyatspi.listInterfaces(n)), deadline)
-        entry.queryEditableText().setTextContents(password)
-        sign_in.queryAction().doAction(0)
+        sign_in(app, password, deadline)
         select(app, small, deadline)
         time.sleep(1)
         select(app, big, deadline)
@@ -117,10 +86,10 @@ def main():
                 # Offline and left alone: the probe retries with backoff; no frame may wait on it.
                 idle = time.monotonic_ns()
                 time.sleep(8)
-                stalls = [float(what.split()[1]) for stamp, what in marks(marks_file)
+                stalls = [float(what.split()[1]) for stamp, what, _ in marks(marks_file)
                           if what.startswith("stall ") and stamp > idle]
                 figures["idle stall"] = max(stalls, default=0.0)
-            stalls = [float(what.split()[1]) for stamp, what in marks(marks_file) if what.startswith("stall ") and stamp > start]
+            stalls = [float(what.split()[1]) for stamp, what, _ in marks(marks_file) if what.startswith("stall ") and stamp > start]
             figures[phase + " stall"] = max(stalls, default=0.0)
     except (TimeoutError, StopIteration) as error:
         print("failed:", error or "module row vanished")

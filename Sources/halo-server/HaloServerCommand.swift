@@ -73,12 +73,17 @@ struct Seed: AsyncParsableCommand {
     var demo = false
     @Option(help: "Number of benchmark instances to generate.") var instances: Int?
     @Option(help: "Number of benchmark modules.") var modules = 10
+    @Option(help: "Fields per benchmark module: the 8 the search benchmark uses, then fields of mixed types.")
+    var fields = HaloServerAdmin.benchmarkFields.count
     @Option(help: "Random seed (same seed, same data).") var seed: UInt64 = 1
 
     func validate() throws {
         if demo == (instances != nil) { throw ValidationError("Pass exactly one of --demo or --instances N") }
         if let instances, instances < 0 { throw ValidationError("--instances must not be negative") }
         if modules < 1 { throw ValidationError("--modules must be at least 1") }
+        if fields < HaloServerAdmin.benchmarkFields.count {
+            throw ValidationError("--fields must be at least \(HaloServerAdmin.benchmarkFields.count)")
+        }
     }
 
     func run() async throws {
@@ -95,7 +100,7 @@ struct Seed: AsyncParsableCommand {
                 """)
         } else if let instances {
             let start = Date()
-            let moduleIds = try await admin.seedBenchmark(instances: instances, modules: modules, seed: seed)
+            let moduleIds = try await admin.seedBenchmark(instances: instances, modules: modules, fields: fields, seed: seed)
             print(
                 "Seeded \(instances) instances in \(moduleIds.count) modules in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
             )

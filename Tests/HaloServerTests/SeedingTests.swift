@@ -80,4 +80,25 @@ final class SeedingTests: XCTestCase {
         await server.stop()
         await other.stop()
     }
+
+    /// `seed --fields 50`: the 8 search fields, then mixed types with choices, each instance holding a value of each.
+    func testBenchmarkSeedWithManyFields() async throws {
+        let server = try await TestServer.start()
+        let module = try await server.admin.seedBenchmark(instances: 12, modules: 1, fields: 50)[0]
+        let token = try await server.appToken()
+        let answer = try await server.call("GET", "/api/generalcontent/module/\(module)?withFields=true", token: token)
+        let fields = try XCTUnwrap(answer.json["fields"]?.arrayValue)
+        XCTAssertEqual(fields.count, 50)
+        XCTAssertEqual(fields.prefix(8).compactMap { $0["name"]?.stringValue }, HaloServerAdmin.benchmarkFields.map(\.name))
+        XCTAssertEqual(
+            fields[8...13].compactMap { $0["name"]?.stringValue },
+            ["text9", "number10", "boolean11", "date12", "singleChoice13", "longText14"])
+        XCTAssertEqual(fields[12]["format"]?["values"], ["red", "green", "blue", "black"])
+        let synced = try await server.call(
+            "POST", "/api/generalcontent/instance/sync", token: token, body: .json(["moduleId": .string(module)]))
+        let created = try XCTUnwrap(synced.json["created"]?.arrayValue)
+        XCTAssertEqual(created.count, 12)
+        XCTAssertEqual(created.first?["values"]?.objectValue?.count, 50)
+        await server.stop()
+    }
 }

@@ -145,6 +145,11 @@ final class FilterBuilderWindow {
 
     /// Rebuilds the tree and the tags on screen, then everything that follows from the tree.
     func render() {
+        // Benchmarks: a rebuild of the window on screen (an edit, undo, redo) to its next frame.
+        if BenchmarkMarks.isEnabled, window.isMapped {
+            BenchmarkMarks.mark("filter-builder rebuild open")
+            BenchmarkMarks.markNextPaint(of: window, "filter-builder rebuild painted")
+        }
         renderTree()
         renderTags()
         treeChanged()

@@ -56,12 +56,7 @@ extension WorkspaceView {
     func markFirstRowsPainted(loaded range: Range<Int>) {
         guard let name = firstPaintPending, range.contains(0), pager.instance(at: 0) != nil else { return }
         firstPaintPending = nil
-        var paintWatch: SignalConnection?
-        paintWatch = table.columnView.onAfterPaint {
-            BenchmarkMarks.mark("painted \(name)")
-            paintWatch?.disconnect()
-            paintWatch = nil
-        }
+        BenchmarkMarks.markNextPaint(of: table.columnView, "painted \(name)")
     }
 
     /// Opens an instance by id (relation links): switches to its module and shows it.

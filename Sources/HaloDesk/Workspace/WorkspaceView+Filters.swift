@@ -4,11 +4,13 @@ import HaloServices
 /// what Apply shows, and the instance search behind the relation pickers.
 extension WorkspaceView {
     func showFilterBuilder() {
+        BenchmarkMarks.mark("filter-builder open")
         guard let moduleId = pager.moduleId, let module = sidebar.modules.first(where: { $0.id == moduleId }) else {
             toast("Choose a module to filter.")
             return
         }
         if let filterBuilder {
+            BenchmarkMarks.markNextPaint(of: filterBuilder.window, "filter-builder painted")
             filterBuilder.present()
             return
         }
@@ -33,6 +35,7 @@ extension WorkspaceView {
                 },
                 instanceSearch: instanceSearch(), onApply: weakly(self) { $0.applyFilter($1) })
             filterBuilder = builder
+            BenchmarkMarks.markNextPaint(of: builder.window, "filter-builder painted")
             builder.present()
         } catch {
             toast("Could not open the filter builder: \(error)")

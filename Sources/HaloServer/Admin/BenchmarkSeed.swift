@@ -4,27 +4,50 @@ import HaloContentStore
 
 extension HaloServerAdmin {
     /// The fields of every benchmark module: the search benchmark filters on `price`, `inStock` and `title`.
-    static let benchmarkFields: [ModuleField] = [
+    public static let benchmarkFields: [ModuleField] = [
         ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
         ModuleField("category", .text), ModuleField("sku", .text), ModuleField("rating", .number),
         ModuleField("releaseDate", .date), ModuleField("description", .longText),
     ]
 
+    /// The types of the fields after `benchmarkFields` (`fields` > 8), in turn: a mix the filter
+    /// builder offers different comparisons and value editors for.
+    static let extraFieldTypes: [FieldType] = [.text, .number, .boolean, .date, .singleChoice, .longText]
+    static let extraFieldChoices = ["red", "green", "blue", "black"]
+
+    /// `benchmarkFields`, then `count - 8` fields of mixed types (`text9`, `number10`…).
+    static func benchmarkFields(count: Int) -> [ModuleField] {
+        benchmarkFields
+            + (benchmarkFields.count..<count).map { index in
+                let type = extraFieldTypes[(index - benchmarkFields.count) % extraFieldTypes.count]
+                return ModuleField(
+                    "\(type)\(index + 1)", type, choices: type == .singleChoice ? extraFieldChoices : nil)
+            }
+    }
+
     /// Deterministic benchmark data: `modules` modules named "Bench 1"… and `instances` instances
-    /// spread evenly over them, ~700 bytes of values each. Returns the module ids.
+    /// spread evenly over them, ~700 bytes of values each. Returns the module ids. `fields` above 8
+    /// adds fields of mixed types (the filter builder's benchmark), whose values follow from the
+    /// instance's index: the random draws, and so the data of 8 fields, stay the same.
     @discardableResult
-    public func seedBenchmark(instances: Int, modules: Int, seed: UInt64 = 1) async throws -> [String] {
+    public func seedBenchmark(instances: Int, modules: Int, fields: Int = benchmarkFields.count, seed: UInt64 = 1) async throws
+        -> [String]
+    {
         guard modules >= 1, instances >= 0 else { throw APIError.badRequest("Need at least one module and no negative counts") }
+        guard fields >= Self.benchmarkFields.count else {
+            throw APIError.badRequest("Benchmark modules have at least \(Self.benchmarkFields.count) fields")
+        }
         var random = SeedRandom(seed: seed)
         let moduleIds = (0..<modules).map { _ in random.objectID() }
         let base: Int64 = 1_700_000_000_000
+        let moduleFields = Self.benchmarkFields(count: fields)
         try await environment.database.write { db in
             for (index, id) in moduleIds.enumerated() {
                 try ModuleCatalog.create(
-                    ModuleSpec(name: "Bench \(index + 1)", fields: Self.benchmarkFields), id: id, createdBy: "Benchmark",
-                    now: base, in: db)
+                    ModuleSpec(name: "Bench \(index + 1)", fields: moduleFields), id: id, createdBy: "Benchmark", now: base, in: db)
             }
         }
+        let extraFields = moduleFields.dropFirst(Self.benchmarkFields.count)
         // Chunks of 20,000 per transaction keep memory flat; each chunk uses the store's bulk path.
         let chunk = 20_000
         var start = 0
@@ -33,13 +56,25 @@ extension HaloServerAdmin {
             var batch: [WireInstance] = []
             batch.reserveCapacity(end - start)
             for index in start..<end {
-                batch.append(Self.benchmarkInstance(index, module: moduleIds[index % modules], base: base, &random))
+                var instance = Self.benchmarkInstance(index, module: moduleIds[index % modules], base: base, &random)
+                for field in extraFields { instance.values[field.name] = Self.extraValue(field, index: index, base: base) }
+                batch.append(instance)
             }
             let items = batch
             try await environment.database.write { db in try ContentTables.upsert(contentsOf: items, in: db) }
             start = end
         }
         return moduleIds
+    }
+
+    private static func extraValue(_ field: ModuleField, index: Int, base: Int64) -> JSONValue {
+        switch field.type {
+        case .number: .number(Double(index % 1_000))
+        case .boolean: .bool(index % 3 == 0)
+        case .date: .number(Double(base - Int64(index % 365) * 86_400_000))
+        case .singleChoice: .string(extraFieldChoices[index % extraFieldChoices.count])
+        default: .string("value \(index % 100)")
+        }
     }
 
     private static func benchmarkInstance(_ index: Int, module: String, base: Int64, _ random: inout SeedRandom)
