@@ -268,8 +268,11 @@ final class FilterBuilderTests: XCTestCase {
     }
 
     @MainActor
-    static func assertRows(_ expected: [String], in harness: WorkspaceHarness, file: StaticString = #filePath, line: UInt = #line) throws {
-        let view = harness.view
+    static func assertRows(
+        _ expected: [String], in harness: WorkspaceHarness, view: WorkspaceView? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
+        let view = view ?? harness.view
         let loaded = harness.pump(timeout: 30) {
             view.pager.totalItems == expected.count && (0..<expected.count).allSatisfy { view.pager.isLoaded(row: $0) }
         }

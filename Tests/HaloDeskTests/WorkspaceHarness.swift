@@ -59,27 +59,48 @@ final class WorkspaceHarness {
         checker = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("checker"))
         try beforeTheView(appCore)
 
+        (view, window) = try Self.openWorkspace(core: appCore, user: demo.editorEmail, toasts: toastLog)
+    }
+
+    /// The same user signed in to the same server from another computer (its own data folder):
+    /// a second workspace window. Closed by `tearDown`.
+    func openSecondWorkspace() throws -> (view: WorkspaceView, toasts: ToastLog) {
+        let core = try Self.signedInCore(
+            baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:\(serverPort)")), demo: demo,
+            directory: directory.appendingPathComponent("second-computer"))
+        let toasts = ToastLog()
+        let (view, window) = try Self.openWorkspace(core: core, user: demo.editorEmail, toasts: toasts)
+        secondWorkspaces.append((view, window))
+        return (view, toasts)
+    }
+    private var secondWorkspaces: [(WorkspaceView, Window)] = []
+
+    /// A workspace window as the app shows it once signed in, its toasts kept in `toasts`; waits
+    /// until the modules and the first module's instances are listed.
+    private static func openWorkspace(core: CoreManager, user: String, toasts: ToastLog) throws -> (WorkspaceView, Window) {
         // Not the app's embedded workspace: a server of its own on loopback, which can go away as
         // a remote one can (so the workspace keeps offline copies).
-        let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: false)
-        let log = toastLog
-        view = try WorkspaceView(session: session, toaster: { log.messages.append($0) })
+        let session = WorkspaceSession(core: core, title: "Local workspace", isLocal: false)
+        let view = try WorkspaceView(session: session, toaster: { toasts.messages.append($0) })
         // An AdwWindow has no title bar of its own: the panes' header bars are the window's, as in the app.
-        window = Window(sinking: UnsafeMutableRawPointer(adw_window_new()))
+        let window = Window(sinking: UnsafeMutableRawPointer(adw_window_new()))
         window.setDefaultSize(width: 1200, height: 760)
         window.title = "HaloDesk workspace"
-        view.showSignedIn(workspace: "Local workspace", user: demo.editorEmail)
+        view.showSignedIn(workspace: "Local workspace", user: user)
         adw_window_set_content(window.raw.assumingMemoryBound(to: AdwWindow.self), view.widget.widget)
         window.present()
         XCTAssertTrue(
-            MainLoopBridge.iterate(until: { !self.view.sidebar.modules.isEmpty && self.view.pager.totalItems != nil }, timeout: 20),
+            MainLoopBridge.iterate(until: { !view.sidebar.modules.isEmpty && view.pager.totalItems != nil }, timeout: 20),
             "modules and the first module's instances should load")
+        return (view, window)
     }
 
     func tearDown() {
-        if let dialog = view.pendingDialog { dialog.destroy() }
-        view.close()
-        window.destroy()
+        for (view, window) in [(view, window)] + secondWorkspaces {
+            if let dialog = view.pendingDialog { dialog.destroy() }
+            view.close()
+            window.destroy()
+        }
         if let server = inProcessServer { _ = try? Self.wait { await server.stop() } }
         childServer?.kill()
         try? FileManager.default.removeItem(at: directory)

@@ -17,6 +17,7 @@ extension WorkspaceView {
                     self.fieldCatalog.declare(module)
                 }
                 self.sidebar.show(modules)
+                self.loadSavedViews()
                 if let first = modules.first(where: { $0.id == self.pager.moduleId }) ?? modules.first, let id = first.id {
                     self.sidebar.select(moduleId: id)
                     if self.pager.moduleId != id { self.openModule(first) }

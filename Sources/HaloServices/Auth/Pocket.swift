@@ -11,6 +11,9 @@ public final class Pocket: Sendable, CustomStringConvertible {
     /// `PocketLimits.dataCharacters`, measured by `PocketLimits.dataLength(_:)` (Unicode scalars).
     public static let dataCharacterLimit = PocketLimits.dataCharacters
 
+    /// How many of the `dataCharacterLimit` characters `data` takes, counted as the server counts.
+    public static func dataLength(_ data: [String: JSONValue]) -> Int { PocketLimits.dataLength(data) }
+
     private struct State {
         /// nil marks a list to delete on the server (sent as JSON null).
         var references: [String: [String]?] = [:]
