@@ -273,7 +273,14 @@ final class FilterBuilderWindow {
                 guard asked == self.countGeneration else { return }
                 self.liveCount = nil
                 self.windowTitle.subtitle = "Could not count the matches"
-                self.problemLabel.text = "The search was refused: \(error.sentence)"
+                if case .network = error {
+                    self.problemLabel.text = "Could not count the matches: \(error.sentence)"
+                } else {
+                    // The list would be refused the same search: Apply waits for a change.
+                    self.problemLabel.text = "The search was refused: \(error.sentence)"
+                    self.applyButton.isSensitive = false
+                    self.applyButton.tooltip = "The server refused this filter; change it first"
+                }
                 self.problemLabel.isVisible = true
             }
             self.completedCounts += 1
