@@ -20,8 +20,8 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../Tests/HaloDeskTests/accessibility"))
-from sign_in import app_named, find, wait_for  # noqa: E402
-from list_module import is_button, module_list  # noqa: E402
+from sign_in import app_named, find, sign_in_with_password, wait_for  # noqa: E402
+from workspace import select_module  # noqa: E402
 
 
 def cpu_seconds(pid):
@@ -56,20 +56,10 @@ def copy_complete(cache_dir, instances):
     return None
 
 
-def select(app, module, deadline, before_click=None):
-    """Selects MODULE's row in the sidebar; `before_click` runs once the row is found, just
-    before the selection is sent (finding it walks the accessibility tree from Python)."""
-    sidebar = wait_for("module " + module, lambda: module_list(app, module), deadline)
-    index = next(i for i, child in enumerate(sidebar) if (child.name or "").startswith(module + ","))
-    if before_click:
-        before_click()
-    sidebar.querySelection().selectChild(index)
-
-
 def reopen(app, app_pid, big, small, marks_file, deadline):
     """Opens SMALL, then BIG; returns (the app's open to painted ms, click to painted ms, app CPU
     ms over that time). The click is the selection sent over AT-SPI (D-Bus to the app)."""
-    select(app, small, deadline)
+    select_module(app, small, deadline)
     time.sleep(0.8)
     cpu = cpu_seconds(app_pid)
     clicked = []
@@ -77,7 +67,7 @@ def reopen(app, app_pid, big, small, marks_file, deadline):
     def click():
         clicked.append(time.monotonic_ns())
         mark(marks_file, "click " + big)
-    select(app, big, deadline, click)
+    select_module(app, big, deadline, click)
     click = clicked[0]
     while time.time() < deadline:
         painted = [stamp for stamp, what in marks(marks_file) if what == "painted " + big and stamp > click]
@@ -94,14 +84,10 @@ def main():
     deadline = time.time() + timeout
     try:
         app = wait_for("application halo-desk", lambda: app_named("halo-desk"), deadline)
-        sign_in = wait_for("button 'Sign In'", lambda: find(app, lambda n: is_button(n, "Sign In")), deadline)
-        entry = wait_for("entry 'Password'", lambda: find(app, lambda n: (n.name or "").startswith("Password")
-                                                       and "EditableText" in pyatspi.listInterfaces(n)), deadline)
-        entry.queryEditableText().setTextContents(password)
-        sign_in.queryAction().doAction(0)
-        select(app, small, deadline)
+        sign_in_with_password(app, password, deadline)
+        select_module(app, small, deadline)
         time.sleep(1)
-        select(app, big, deadline)
+        select_module(app, big, deadline)
         wait_for("the offline copy of " + big, lambda: copy_complete(cache_dir, 100000), deadline)
 
         figures = {}

@@ -42,10 +42,8 @@ final class WorkspaceHarness {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
         if serverProcess {
-            let admin = try HaloServerAdmin.open(dataDirectory: serverDirectory)
-            demo = try Self.wait { try await admin.seedDemo() }
-            let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: serverDirectory)
-            serverPort = try child.waitForPort()
+            let child: ChildServer
+            (child, serverPort, demo) = try Self.startDemoChildServer(in: serverDirectory)
             childServer = child
             inProcessServer = nil
         } else {
@@ -109,7 +107,12 @@ final class WorkspaceHarness {
     /// The ids `halo search --module <module> --filter <filter> --sort 'updatedAt desc'` prints,
     /// in its order (the CLI run as a user would, against this harness's server).
     func haloSearch(module: String, filter: String) throws -> [String] {
-        let home = directory.appendingPathComponent("cli")
+        try Self.haloSearch(module: module, filter: filter, port: serverPort, demo: demo, home: directory.appendingPathComponent("cli"))
+            .compactMap { $0["id"]?.stringValue }
+    }
+
+    /// The instances (as JSON) `halo search` prints for the server on `port`, with its config in `home`.
+    static func haloSearch(module: String, filter: String, port: Int, demo: DemoCredentials, home: URL) throws -> [JSONValue] {
         var environment = ProcessInfo.processInfo.environment
         for (name, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")] {
             environment[name] = home.appendingPathComponent(folder).path
@@ -118,10 +121,10 @@ final class WorkspaceHarness {
             try ChildServer.builtBinary(named: "halo").path,
             [
                 "search", "--module", module, "--filter", filter, "--sort", "updatedAt desc", "--json",
-                "--server", "http://127.0.0.1:\(serverPort)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
+                "--server", "http://127.0.0.1:\(port)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
             ], environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
-        return try JSONValue(string: result.stdout)["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        return try JSONValue(string: result.stdout)["items"]?.arrayValue ?? []
     }
 
     /// Kills the `halo-server` child process (SIGKILL: no goodbye to the app).
@@ -171,7 +174,6 @@ final class WorkspaceHarness {
         try GUITestEnvironment.screenshots(of: window, named: name)
     }
 
-    /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
     /// An in-process HaloServer on loopback with its data in `directory`, seeded with the demo.
     static func startDemoServer(in directory: URL) throws -> (HaloServerInstance, DemoCredentials) {
         let server = try wait {
@@ -185,6 +187,20 @@ final class WorkspaceHarness {
         }
     }
 
+    /// `halo-server` as a child process serving `directory`, seeded with the demo first.
+    static func startDemoChildServer(in directory: URL) throws -> (ChildServer, port: Int, DemoCredentials) {
+        let admin = try HaloServerAdmin.open(dataDirectory: directory)
+        let demo = try wait { try await admin.seedDemo() }
+        let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: directory)
+        do {
+            return (child, try child.waitForPort(), demo)
+        } catch {
+            child.kill()
+            throw error
+        }
+    }
+
+    /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
     static func wait<T: Sendable>(timeout: Double = 30, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Outcome<T>()
         Task.detached { do { outcome.set(.success(try await work())) } catch { outcome.set(.failure(error)) } }
