@@ -58,7 +58,8 @@ struct PocketViewStore: SavedViewStore {
         views: SavedViewList, pocketUsed: Int?
     ) {
         var pocket = try await auth.getPocket(filterReferences: [])  // `data` only: the lists stay as they are
-        for attempt in 1... {
+        var attempt = 1
+        while true {
             var views = SavedViewList(pocketData: pocket.data)
             try change(&views)
             let data = views.stored(in: pocket.data)
@@ -74,9 +75,9 @@ struct PocketViewStore: SavedViewStore {
             } catch {
                 guard let current = error.conflictingPocket, attempt < attempts else { throw error }
                 pocket = current
+                attempt += 1
             }
         }
-        fatalError("unreachable: the loop returns or throws")
     }
 }
 

@@ -43,11 +43,13 @@ extension WorkspaceView {
         }
     }
 
-    /// Shows the builder's filter in the list (the name box is kept; the sort too, unless given).
-    func applyFilter(_ tree: FilterTree, sort: InstancePager.Sort? = nil) {
+    /// Shows `tree` in the list of the open module, or of `moduleId` (the name box is kept; the
+    /// sort too, unless given).
+    func applyFilter(_ tree: FilterTree, sort: InstancePager.Sort? = nil, moduleId: String? = nil) {
         guard let (filters, segment) = try? tree.applicable() else { return }
         appliedFilter = tree
-        pager.show(moduleId: pager.moduleId, filters: filters, segment: segment, sort: sort)
+        pager.show(
+            moduleId: moduleId ?? pager.moduleId, nameFilter: searchEntry.text, filters: filters, segment: segment, sort: sort)
         updateFilterButton()
     }
 

@@ -59,17 +59,25 @@ extension WorkspaceView {
             toast("The module of the view “\(savedView.name)” no longer exists.")
             return
         }
-        if pager.moduleId != savedView.moduleId { openModule(module) } else { forgetFilter() }
+        let tree = savedView.tree(fields: filterFields(of: module))
+        let applicable = tree.flatMap { try? $0.applicable() } != nil
+        // The module's first request already carries the view's filter and sort.
+        let shown = applicable ? tree ?? FilterTree() : FilterTree()
+        if pager.moduleId != savedView.moduleId {
+            openModule(module, filter: shown, sort: savedView.sort)
+        } else {
+            forgetFilter()
+            applyFilter(shown, sort: savedView.sort)
+        }
+        // After the pager has the sort: the header follows without asking again.
+        table.columnView.sort(byKey: savedView.sort.field.rawValue, ascending: savedView.sort.order == .ascending)
         sidebar.select(viewId: savedView.id)
-        guard let tree = savedView.tree(fields: filterFields(of: module)) else {
+        guard let tree else {
             toast("The filter of the view “\(savedView.name)” cannot be read by this version of HaloDesk.")
             return
         }
         currentView = savedView
-        table.columnView.sort(byKey: savedView.sort.field.rawValue, ascending: savedView.sort.order == .ascending)
-        if (try? tree.applicable()) != nil {
-            applyFilter(tree, sort: savedView.sort)
-        } else {
+        if !applicable {
             showFilterBuilder(draft: tree)
             toast("Some conditions of “\(savedView.name)” cannot be applied; they are marked in the filter builder.")
         }

@@ -62,8 +62,7 @@ def app_named(name):
 
 def sign_in(app, email, deadline):
     """Types `email` into the Email entry, presses Sign In, and waits for the signed-in title."""
-    button = wait_for("button 'Sign In'", lambda: find(app, lambda n: named(n, "Sign In")
-                                                       and n.getRole() == pyatspi.ROLE_PUSH_BUTTON), deadline)
+    button = wait_for("button 'Sign In'", lambda: find(app, lambda n: is_button(n, "Sign In")), deadline)
     entry = wait_for("entry 'Email'", lambda: find(app, lambda n: named(n, "Email")
                                                     and "EditableText" in pyatspi.listInterfaces(n)), deadline)
     entry.queryEditableText().setTextContents(email)

@@ -21,6 +21,8 @@ final class ModuleSidebar {
     var moduleNames: [String: String] {
         Dictionary(modules.compactMap { module in module.id.map { ($0, module.name ?? $0) } }, uniquingKeysWith: { first, _ in first })
     }
+    /// Instance counts by module id, as last reported (rows rebuilt for new views keep them).
+    private var counts: [String: Int] = [:]
     private var countLabels: [String: Label] = [:]
     private var isUpdatingSelection = false
     /// Called when the user picks a module (not when `select(moduleId:)` is called).
@@ -66,7 +68,6 @@ final class ModuleSidebar {
         defer { isUpdatingSelection = false }
         let selected = selectedIndex.map { rows[$0] }
         while let child = gtk_widget_get_first_child(list.widget) { gtk_list_box_remove(OpaquePointer(list.raw), child) }
-        let counts = countLabels.mapValues(\.text)
         countLabels = [:]
         viewMenus = [:]
         rows = []
@@ -75,14 +76,13 @@ final class ModuleSidebar {
             row.setMargins(6)
             let name = Label(module.name ?? "Untitled module", classes: [])
             name.expand(horizontally: true)
-            let count = Label(module.id.flatMap { counts[$0] } ?? "…", classes: ["dim-label", "numeric"])
+            let count = Label("…", classes: ["dim-label", "numeric"])
             row.append(name)
             row.append(count)
             append(row, .module(module))
             if let id = module.id {
                 countLabels[id] = count
-                // The row (not its labels) is what screen readers focus: name it until the count arrives.
-                rowWidget(at: rows.count - 1)?.setAccessibleLabel(accessibleName(of: module, count: counts[id]))
+                showCount(forModuleId: id)
             }
             for view in views where view.moduleId == module.id {
                 append(viewRow(view), .view(view))
@@ -120,18 +120,21 @@ final class ModuleSidebar {
         return row
     }
 
-    private func accessibleName(of module: Module, count: String?) -> String {
-        let name = module.name ?? "Untitled module"
-        return count.map { "\(name), \($0) instances" } ?? name
+    func setCount(_ count: Int, forModuleId id: String) {
+        counts[id] = count
+        showCount(forModuleId: id)
     }
 
-    func setCount(_ count: Int, forModuleId id: String) {
-        guard let label = countLabels[id] else { return }
-        label.text = DisplayFormat.count(count)
+    /// The module's count label ("…" until known) and its row's name: the row (not its labels) is
+    /// what screen readers focus, named by the module alone until the count arrives.
+    private func showCount(forModuleId id: String) {
         guard let index = rows.firstIndex(where: { if case .module(let module) = $0 { module.id == id } else { false } }),
-            let module = modules.first(where: { $0.id == id })
+            case .module(let module) = rows[index]
         else { return }
-        rowWidget(at: index)?.setAccessibleLabel("\(module.name ?? "Module"), \(count) instances")
+        let name = module.name ?? "Untitled module"
+        let count = counts[id]
+        countLabels[id]?.text = count.map(DisplayFormat.count) ?? "…"
+        rowWidget(at: index)?.setAccessibleLabel(count.map { "\(name), \($0) instances" } ?? name)
     }
 
     /// The count shown for a module ("…" until it arrives).
