@@ -15,19 +15,8 @@ import pyatspi
 
 # The AT-SPI helpers of the accessibility tests (tree search, waiting, GTK 4.8's doubled names).
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../Tests/HaloDeskTests/accessibility"))
-from sign_in import app_named, find, named, wait_for  # noqa: E402
-
-
-def is_button(node, text):
-    return node.getRole() == pyatspi.ROLE_PUSH_BUTTON and named(node, text)
-
-
-def module_list(app, module):
-    """The sidebar list once it holds a row for `module` (rows are named "<module>, <n> instances")."""
-    def is_sidebar(node):
-        return "Selection" in pyatspi.listInterfaces(node) and any(
-            (child.name or "").startswith(module + ",") for child in node)
-    return find(app, is_sidebar)
+from sign_in import app_named, find, is_button, sign_in_with_password, wait_for  # noqa: E402
+from workspace import select_module  # noqa: E402
 
 
 def main():
@@ -40,14 +29,11 @@ def main():
         if module == "--until-sign-in":
             return 0
         if password is not None:
-            entry = wait_for("entry 'Password'", lambda: find(app, lambda n: (n.name or "").startswith("Password")
-                                                           and "EditableText" in pyatspi.listInterfaces(n)), deadline)
-            entry.queryEditableText().setTextContents(password)
-        sign_in.queryAction().doAction(0)
-        print("pressed Sign In", flush=True)
-        sidebar = wait_for("module " + module, lambda: module_list(app, module), deadline)
-        index = next(i for i, child in enumerate(sidebar) if (child.name or "").startswith(module + ","))
-        sidebar.querySelection().selectChild(index)
+            sign_in_with_password(app, password, deadline)
+        else:
+            sign_in.queryAction().doAction(0)
+            print("pressed Sign In", flush=True)
+        select_module(app, module, deadline)
         print("selected", module, flush=True)
         wait_for("status '" + expected + "'", lambda: find(
             app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and expected in (n.name or "")), deadline)

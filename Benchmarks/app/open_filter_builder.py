@@ -20,9 +20,9 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../Tests/HaloDeskTests/accessibility"))
-from sign_in import app_named, find, named, wait_for  # noqa: E402
-from bench_driver import mark, select, sign_in, wait_for_mark  # noqa: E402
-from list_module import is_button  # noqa: E402
+from sign_in import app_named, find, is_button, named, sign_in_with_password, wait_for  # noqa: E402
+from workspace import select_module  # noqa: E402
+from bench_driver import mark, wait_for_mark  # noqa: E402
 
 # A nested filter over fields of four types (seed --fields 50): a number, a group of a number or a
 # choice, and a yes/no field.
@@ -91,12 +91,12 @@ def main():
     figures = {"empty": [], "conditions": [], "rebuild": [], "about": []}
     try:
         app = wait_for("application halo-desk", lambda: app_named("halo-desk"), deadline)
-        sign_in(app, password, deadline)
+        sign_in_with_password(app, password, deadline)
         filter_button = about = None
         for _ in range(rounds):
-            select(app, other, deadline)
+            select_module(app, other, deadline)
             selected = time.monotonic_ns()
-            select(app, module, deadline)
+            select_module(app, module, deadline)
             wait_for_mark(marks_file, "painted " + module, selected, deadline)
             filter_button = filter_button or wait_for("button 'Filter'", lambda: find(
                 app, lambda n: is_button(n, "Filter")), deadline)

@@ -20,8 +20,9 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../Tests/HaloDeskTests/accessibility"))
-from sign_in import app_named, find, wait_for  # noqa: E402
-from bench_driver import cpu_seconds, mark, marks, select, sign_in  # noqa: E402
+from sign_in import app_named, find, sign_in_with_password, wait_for  # noqa: E402
+from workspace import select_module  # noqa: E402
+from bench_driver import cpu_seconds, mark, marks  # noqa: E402
 
 
 def copy_complete(cache_dir, instances):
@@ -42,7 +43,7 @@ def copy_complete(cache_dir, instances):
 def reopen(app, app_pid, big, small, marks_file, deadline):
     """Opens SMALL, then BIG; returns (the app's open to painted ms, click to painted ms, app CPU
     ms over that time). The click is the selection sent over AT-SPI (D-Bus to the app)."""
-    select(app, small, deadline)
+    select_module(app, small, deadline)
     time.sleep(0.8)
     cpu = cpu_seconds(app_pid)
     clicked = []
@@ -50,7 +51,7 @@ def reopen(app, app_pid, big, small, marks_file, deadline):
     def click():
         clicked.append(time.monotonic_ns())
         mark(marks_file, "click " + big)
-    select(app, big, deadline, click)
+    select_module(app, big, deadline, click)
     click = clicked[0]
     while time.time() < deadline:
         painted = [stamp for stamp, what, _ in marks(marks_file) if what == "painted " + big and stamp > click]
@@ -67,10 +68,10 @@ def main():
     deadline = time.time() + timeout
     try:
         app = wait_for("application halo-desk", lambda: app_named("halo-desk"), deadline)
-        sign_in(app, password, deadline)
-        select(app, small, deadline)
+        sign_in_with_password(app, password, deadline)
+        select_module(app, small, deadline)
         time.sleep(1)
-        select(app, big, deadline)
+        select_module(app, big, deadline)
         wait_for("the offline copy of " + big, lambda: copy_complete(cache_dir, 100000), deadline)
 
         figures = {}

@@ -1,5 +1,9 @@
 import Foundation
+import HaloServices
+import HaloTestSupport
 import XCTest
+
+@testable import HaloDesk
 
 /// Starts the real `halo-desk` binary under the session's Xvfb display, as `make run` does, and
 /// looks at it from outside: the X11 window list, a screenshot, and the accessibility tree.
@@ -17,7 +21,10 @@ final class AppLaunchTests: XCTestCase {
     }
 
     /// Launches halo-desk with its own XDG directories; `accessibility` keeps the AT-SPI bridge on.
-    private func launchApp(name: String, accessibility: Bool, arguments: [String] = []) throws -> Process {
+    /// `beforeLaunch` gets the XDG config directory (e.g. to leave settings there).
+    private func launchApp(
+        name: String, accessibility: Bool, arguments: [String] = [], beforeLaunch: (_ config: URL) throws -> Void = { _ in }
+    ) throws -> Process {
         try GUITestEnvironment.requireDisplay()
         let binary = GUITestEnvironment.productsDirectory.appendingPathComponent("halo-desk")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
@@ -28,6 +35,7 @@ final class AppLaunchTests: XCTestCase {
         for folder in ["config", "data", "cache"] {
             try FileManager.default.createDirectory(at: home.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
+        try beforeLaunch(home.appendingPathComponent("config"))
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
@@ -94,17 +102,56 @@ final class AppLaunchTests: XCTestCase {
             appArguments: ["--local-workspace"], expecting: "every showing interactive node has a name")
     }
 
+    /// Issue 13's done-when from outside the process: the filter built by clicking through the
+    /// builder over AT-SPI lists what `halo search --filter` returns for the same text, online and
+    /// with the server (a `halo-server` process the script kills) stopped.
+    func testFilterBuilderThroughTheAccessibilityTreeOnlineAndOffline() throws {
+        try GUITestEnvironment.requireDisplay()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-filter-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (server, port, demo) = try MainActor.assumeIsolated {
+            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"))
+        }
+        defer { server.kill() }
+        let filter = FilterBuilderTests.doneWhen
+        let url = "http://127.0.0.1:\(port)"
+        let names = try MainActor.assumeIsolated {
+            // HaloDesk remembers this server as its Connect page leaves one: the client secret in
+            // the keyring (and the settings file below); it opens on the sign-in page.
+            let keyring = RemoteWorkspace.secretKeyring(environment: HaloEnvironment(url), clientId: demo.clientId)
+            try WorkspaceHarness.wait { try await keyring.store(demo.clientSecret, label: "HaloDesk test client") }
+            return try WorkspaceHarness.haloSearch(
+                module: "Products", filter: filter, port: port, demo: demo, home: directory.appendingPathComponent("cli")
+            ).compactMap { $0["name"]?.stringValue }
+        }
+        XCTAssertGreaterThan(names.count, 0)
+        XCTAssertLessThan(names.count, 150, "the filter must narrow the module")
+        let expected = directory.appendingPathComponent("expected.json")
+        let text = try SearchFilters.parse(expression: filter).expression  // as the builder's text form writes it
+        try JSONValue.object(["text": .string(text), "names": .array(names.map(JSONValue.string))]).jsonString()
+            .write(to: expected, atomically: true, encoding: .utf8)
+        var settings = AppSettings()
+        settings.workspace = .remote
+        settings.environment = url
+        settings.clientId = demo.clientId
+        settings.lastEmail = demo.editorEmail
+        try runAccessibilityScript(
+            "filter_builder.py", arguments: [demo.editorPassword, String(server.processIdentifier), expected.path, "180"],
+            log: "accessibility-filter-builder", expecting: "offline rows match"
+        ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
+    }
+
     /// Launches the app with the accessibility bus, runs `accessibility/<script>` against it (as
     /// assistive technology would, from outside the process) and requires it to succeed and print
     /// `expected`. The app's output goes to test-artifacts/<log>.log.
     private func runAccessibilityScript(
         _ script: String, arguments: [String], log: String, appArguments: [String] = [],
-        expecting expected: String
+        expecting expected: String, beforeLaunch: (_ config: URL) throws -> Void = { _ in }
     ) throws {
         guard FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher") else {
             throw XCTSkip("at-spi2-core is not installed")
         }
-        let process = try launchApp(name: log, accessibility: true, arguments: appArguments)
+        let process = try launchApp(name: log, accessibility: true, arguments: appArguments, beforeLaunch: beforeLaunch)
         let path = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/\(script)").path
         let result = try ChildProcess.run("/usr/bin/python3", [path, "halo-desk"] + arguments)
         XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/\(log).log")

@@ -169,6 +169,24 @@ final class FilterBuilderTests: XCTestCase {
             builder.tagRows[0].name.text = "market"
             builder.tagRows[0].value.text = "es"
             XCTAssertTrue(builder.requestView.text.contains(#""segmentTags""#), builder.requestView.text)
+
+            // A filter the builder accepts but the server refuses (a `like` pattern over its
+            // 1,000-character limit): the refusal is said at the builder, and Apply waits.
+            builder.tagRows[0].remove.click()
+            builder.textView.text = "title like \"\(String(repeating: "abc", count: 400))\""
+            builder.readText()
+            XCTAssertTrue(builder.applyButton.isSensitive, "nothing the builder itself can flag")
+            let counted = builder.completedCounts
+            XCTAssertTrue(harness.pump { builder.completedCounts > counted })
+            XCTAssertTrue(builder.problemLabel.isVisible)
+            XCTAssertTrue(builder.problemLabel.text.hasPrefix("The search was refused: "), builder.problemLabel.text)
+            XCTAssertTrue(builder.problemLabel.text.contains("1000"), builder.problemLabel.text)
+            XCTAssertFalse(builder.applyButton.isSensitive)
+            XCTAssertEqual(builder.windowTitle.subtitle, "Could not count the matches")
+            builder.textView.text = #"title like "abc""#
+            builder.readText()
+            XCTAssertTrue(builder.applyButton.isSensitive)
+            XCTAssertTrue(harness.pump { builder.completedCounts > counted + 1 && !builder.problemLabel.isVisible })
         }
     }
 
@@ -268,8 +286,11 @@ final class FilterBuilderTests: XCTestCase {
     }
 
     @MainActor
-    static func assertRows(_ expected: [String], in harness: WorkspaceHarness, file: StaticString = #filePath, line: UInt = #line) throws {
-        let view = harness.view
+    static func assertRows(
+        _ expected: [String], in harness: WorkspaceHarness, view: WorkspaceView? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
+        let view = view ?? harness.view
         let loaded = harness.pump(timeout: 30) {
             view.pager.totalItems == expected.count && (0..<expected.count).allSatisfy { view.pager.isLoaded(row: $0) }
         }

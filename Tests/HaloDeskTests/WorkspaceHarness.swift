@@ -42,10 +42,8 @@ final class WorkspaceHarness {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
         if serverProcess {
-            let admin = try HaloServerAdmin.open(dataDirectory: serverDirectory)
-            demo = try Self.wait { try await admin.seedDemo() }
-            let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: serverDirectory)
-            serverPort = try child.waitForPort()
+            let child: ChildServer
+            (child, serverPort, demo) = try Self.startDemoChildServer(in: serverDirectory)
             childServer = child
             inProcessServer = nil
         } else {
@@ -59,27 +57,48 @@ final class WorkspaceHarness {
         checker = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("checker"))
         try beforeTheView(appCore)
 
+        (view, window) = try Self.openWorkspace(core: appCore, user: demo.editorEmail, toasts: toastLog)
+    }
+
+    /// The same user signed in to the same server from another computer (its own data folder):
+    /// a second workspace window. Closed by `tearDown`.
+    func openSecondWorkspace() throws -> (view: WorkspaceView, toasts: ToastLog) {
+        let core = try Self.signedInCore(
+            baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:\(serverPort)")), demo: demo,
+            directory: directory.appendingPathComponent("second-computer"))
+        let toasts = ToastLog()
+        let (view, window) = try Self.openWorkspace(core: core, user: demo.editorEmail, toasts: toasts)
+        secondWorkspaces.append((view, window))
+        return (view, toasts)
+    }
+    private var secondWorkspaces: [(WorkspaceView, Window)] = []
+
+    /// A workspace window as the app shows it once signed in, its toasts kept in `toasts`; waits
+    /// until the modules and the first module's instances are listed.
+    private static func openWorkspace(core: CoreManager, user: String, toasts: ToastLog) throws -> (WorkspaceView, Window) {
         // Not the app's embedded workspace: a server of its own on loopback, which can go away as
         // a remote one can (so the workspace keeps offline copies).
-        let session = WorkspaceSession(core: appCore, title: "Local workspace", isLocal: false)
-        let log = toastLog
-        view = try WorkspaceView(session: session, toaster: { log.messages.append($0) })
+        let session = WorkspaceSession(core: core, title: "Local workspace", isLocal: false)
+        let view = try WorkspaceView(session: session, toaster: { toasts.messages.append($0) })
         // An AdwWindow has no title bar of its own: the panes' header bars are the window's, as in the app.
-        window = Window(sinking: UnsafeMutableRawPointer(adw_window_new()))
+        let window = Window(sinking: UnsafeMutableRawPointer(adw_window_new()))
         window.setDefaultSize(width: 1200, height: 760)
         window.title = "HaloDesk workspace"
-        view.showSignedIn(workspace: "Local workspace", user: demo.editorEmail)
+        view.showSignedIn(workspace: "Local workspace", user: user)
         adw_window_set_content(window.raw.assumingMemoryBound(to: AdwWindow.self), view.widget.widget)
         window.present()
         XCTAssertTrue(
-            MainLoopBridge.iterate(until: { !self.view.sidebar.modules.isEmpty && self.view.pager.totalItems != nil }, timeout: 20),
+            MainLoopBridge.iterate(until: { !view.sidebar.modules.isEmpty && view.pager.totalItems != nil }, timeout: 20),
             "modules and the first module's instances should load")
+        return (view, window)
     }
 
     func tearDown() {
-        if let dialog = view.pendingDialog { dialog.destroy() }
-        view.close()
-        window.destroy()
+        for (view, window) in [(view, window)] + secondWorkspaces {
+            if let dialog = view.pendingDialog { dialog.destroy() }
+            view.close()
+            window.destroy()
+        }
         if let server = inProcessServer { _ = try? Self.wait { await server.stop() } }
         childServer?.kill()
         try? FileManager.default.removeItem(at: directory)
@@ -88,7 +107,12 @@ final class WorkspaceHarness {
     /// The ids `halo search --module <module> --filter <filter> --sort 'updatedAt desc'` prints,
     /// in its order (the CLI run as a user would, against this harness's server).
     func haloSearch(module: String, filter: String) throws -> [String] {
-        let home = directory.appendingPathComponent("cli")
+        try Self.haloSearch(module: module, filter: filter, port: serverPort, demo: demo, home: directory.appendingPathComponent("cli"))
+            .compactMap { $0["id"]?.stringValue }
+    }
+
+    /// The instances (as JSON) `halo search` prints for the server on `port`, with its config in `home`.
+    static func haloSearch(module: String, filter: String, port: Int, demo: DemoCredentials, home: URL) throws -> [JSONValue] {
         var environment = ProcessInfo.processInfo.environment
         for (name, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")] {
             environment[name] = home.appendingPathComponent(folder).path
@@ -97,10 +121,10 @@ final class WorkspaceHarness {
             try ChildServer.builtBinary(named: "halo").path,
             [
                 "search", "--module", module, "--filter", filter, "--sort", "updatedAt desc", "--json",
-                "--server", "http://127.0.0.1:\(serverPort)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
+                "--server", "http://127.0.0.1:\(port)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
             ], environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
-        return try JSONValue(string: result.stdout)["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        return try JSONValue(string: result.stdout)["items"]?.arrayValue ?? []
     }
 
     /// Kills the `halo-server` child process (SIGKILL: no goodbye to the app).
@@ -150,7 +174,6 @@ final class WorkspaceHarness {
         try GUITestEnvironment.screenshots(of: window, named: name)
     }
 
-    /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
     /// An in-process HaloServer on loopback with its data in `directory`, seeded with the demo.
     static func startDemoServer(in directory: URL) throws -> (HaloServerInstance, DemoCredentials) {
         let server = try wait {
@@ -164,6 +187,20 @@ final class WorkspaceHarness {
         }
     }
 
+    /// `halo-server` as a child process serving `directory`, seeded with the demo first.
+    static func startDemoChildServer(in directory: URL) throws -> (ChildServer, port: Int, DemoCredentials) {
+        let admin = try HaloServerAdmin.open(dataDirectory: directory)
+        let demo = try wait { try await admin.seedDemo() }
+        let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: directory)
+        do {
+            return (child, try child.waitForPort(), demo)
+        } catch {
+            child.kill()
+            throw error
+        }
+    }
+
+    /// Runs async work to completion while the GLib loop (and with it the main actor) keeps running.
     static func wait<T: Sendable>(timeout: Double = 30, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Outcome<T>()
         Task.detached { do { outcome.set(.success(try await work())) } catch { outcome.set(.failure(error)) } }

@@ -166,8 +166,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertTrue(view.pager.isFiltered)
             XCTAssertTrue(harness.pump { (0..<expected.count).allSatisfy { view.pager.isLoaded(row: $0) } })
             XCTAssertEqual((0..<expected.count).compactMap { view.pager.instance(at: $0)?.id }, expected)
-            let productsIndex = try XCTUnwrap(view.sidebar.modules.firstIndex { $0.id == moduleId })
-            XCTAssertEqual(view.sidebar.countLabels[productsIndex].text, "150", "the sidebar keeps the module's own count")
+            XCTAssertEqual(view.sidebar.countText(forModuleId: moduleId), "150", "the sidebar keeps the module's own count")
 
             // The name box narrows further (a metadata condition added to the filters).
             let firstName = try XCTUnwrap(view.pager.instance(at: 0)?.name)

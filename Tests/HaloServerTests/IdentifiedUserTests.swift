@@ -132,6 +132,43 @@ final class IdentifiedUserTests: XCTestCase {
         let withApp = try await server.call("GET", "/api/segmentation/identified-pocket/self", token: appToken)
         assertEnvelope(withApp, status: 401)
     }
+
+    /// Our revision extension (§23.9): the ETag grows with each save; a save with a stale
+    /// `If-Match` is refused with the current pocket and changes nothing; without `If-Match` a
+    /// HALO client still saves.
+    func testPocketRevisionsRefuseAStaleSaveAndKeepHALOClientsWorking() async throws {
+        let path = "/api/segmentation/identified-pocket"
+        let user = try await server.userToken()
+        let fresh = try await server.call("GET", path + "/self", token: user)
+        XCTAssertEqual(fresh.headers["etag"], "\"0\"")
+
+        let first = try await server.call(
+            "PUT", path, token: user, body: .json(["data": ["views": ["a"]]]), headers: ["If-Match": "\"0\""])
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(first.headers["etag"], "\"1\"")
+        // Another device saved meanwhile, as a HALO client would (no If-Match).
+        let other = try await server.call("PUT", path, token: user, body: .json(["data": ["views": ["b"]]]))
+        XCTAssertEqual(other.headers["etag"], "\"2\"")
+
+        let stale = try await server.call(
+            "PUT", path, token: user, body: .json(["data": ["views": ["a", "c"]]]), headers: ["If-Match": "\"1\""])
+        XCTAssertTrue(assertEnvelope(stale, status: 409).contains("changed since it was read"))
+        XCTAssertEqual(stale.json["error"]?["extra"]?["pocket"]?["data"], ["views": ["b"]])
+        XCTAssertEqual(stale.json["error"]?["extra"]?["revision"], "\"2\"")
+        let unchanged = try await server.call("GET", path + "/self", token: user)
+        XCTAssertEqual(unchanged.json["data"], ["views": ["b"]], "a refused save changes nothing")
+        XCTAssertEqual(unchanged.headers["etag"], "\"2\"")
+
+        let redone = try await server.call(
+            "PUT", path, token: user, body: .json(["data": ["views": ["b", "c"]]]), headers: ["If-Match": "W/\"9\", \"2\""])
+        XCTAssertEqual(redone.status, 200, "any tag of the list may match")
+        let any = try await server.call("PUT", path, token: user, body: .json(["data": [:]]), headers: ["If-Match": "*"])
+        XCTAssertEqual(any.headers["etag"], "\"4\"")
+        // Each user has a pocket and a revision of their own.
+        let someoneElse = try await server.userToken(email: "other@halo.local")
+        let theirs = try await server.call("GET", path + "/self", token: someoneElse)
+        XCTAssertEqual(theirs.headers["etag"], "\"0\"")
+    }
 }
 
 /// Accepts the token "good" as one fixed Google account.

@@ -131,6 +131,45 @@ final class PocketTests: XCTestCase {
         XCTAssertTrue(recorder.exchanges.isEmpty, "nothing may be sent")
     }
 
+    /// Two devices of one user: a save with the revision read earlier is refused once the other
+    /// saved, the error carries the pocket as it is now, and redoing the change on it keeps both.
+    func testASaveWithAStaleRevisionIsRefusedWithTheCurrentPocket() async throws {
+        let server = try await FlowServer.start()
+        defer { Task { await server.stop() } }
+        try await server.server.admin.addUser(email: "dana@example.com", password: "pocket-pass")
+        let (laptop, _) = server.makeCore()
+        let (desktop, recorder) = server.makeCore()
+        for core in [laptop, desktop] {
+            try await core.startup()
+            _ = try await core.auth.login(authProfile: AuthProfile(email: "dana@example.com", password: "pocket-pass"), stayLoggedIn: false)
+        }
+        let read = try await laptop.auth.getPocket()
+        XCTAssertEqual(read.revision, "\"0\"")
+        let elsewhere = Pocket()
+        elsewhere.setData(["views": ["desktop"]])
+        let savedElsewhere = try await desktop.auth.savePocket(elsewhere, ifRevision: read.revision)
+        XCTAssertEqual(savedElsewhere.revision, "\"1\"")
+
+        let mine = Pocket()
+        mine.setData(["views": ["laptop"]])
+        do {
+            _ = try await laptop.auth.savePocket(mine, ifRevision: read.revision)
+            XCTFail("a save over another device's change went through")
+        } catch {
+            let current = try XCTUnwrap(error.conflictingPocket, "\(error)")
+            XCTAssertEqual(current.data, ["views": ["desktop"]])
+            XCTAssertEqual(current.revision, "\"1\"")
+            mine.setData(["views": ["desktop", "laptop"]])
+            let saved = try await laptop.auth.savePocket(mine, ifRevision: current.revision)
+            XCTAssertEqual(saved.data, ["views": ["desktop", "laptop"]])
+            XCTAssertEqual(saved.revision, "\"2\"")
+        }
+        XCTAssertEqual(
+            recorder.requests(to: "/api/segmentation/identified-pocket").last?.headers["If-Match"], "\"0\"",
+            "the revision is sent as If-Match")
+        XCTAssertNil(HaloError.server(status: 409, message: "other", extra: nil).conflictingPocket)
+    }
+
     func testTheSharedLimitsAreTheOnesChecked() throws {
         XCTAssertEqual(Pocket.dataCharacterLimit, PocketLimits.dataCharacters)
         let data: [String: JSONValue] = ["d": .string("e" + String(repeating: "\u{301}", count: 3000))]

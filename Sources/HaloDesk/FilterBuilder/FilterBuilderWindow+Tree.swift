@@ -172,7 +172,8 @@ extension FilterBuilderWindow {
         toggles.append(all)
         toggles.append(any)
         header.append(toggles)
-        let trailer = Label("of the following", classes: [])
+        // Wraps rather than ellipsizes: a nested group on a narrow window has little room.
+        let trailer = Label("of the following", classes: [], wrap: true)
         trailer.expand(horizontally: true)
         header.append(trailer)
         controls.matchAll = all

@@ -29,6 +29,17 @@ final class FilterBuilderWindow {
     let treeBox: Box
     let tagsGroup: PreferencesGroup
     let matchAllTagsRow: Widget
+    /// Saved views (`FilterBuilderWindow+Views.swift`): save as new, update the view opened.
+    let viewsGroup: PreferencesGroup
+    let saveViewRow: EntryRow
+    let updateViewRow: ActionRow
+    let updateViewButton: Button
+    let viewProblemLabel: Label
+    /// The saved view this draft was opened from (its Update row is shown).
+    var openedView: SavedView?
+    /// Saves the tree as a new view with this name, or the tree into the opened view.
+    var onSaveView: (@MainActor (String, FilterTree) -> Void)?
+    var onUpdateView: (@MainActor (SavedView, FilterTree) -> Void)?
 
     let moduleName: String
     let fields: [FilterField]
@@ -83,6 +94,11 @@ final class FilterBuilderWindow {
         treeBox = try builder.object("tree_box")
         tagsGroup = try builder.object("tags_group")
         matchAllTagsRow = try builder.object("match_all_tags_row")
+        viewsGroup = try builder.object("views_group")
+        saveViewRow = try builder.object("save_view_row")
+        updateViewRow = try builder.object("update_view_row")
+        updateViewButton = try builder.object("update_view_button")
+        viewProblemLabel = try builder.object("view_problem_label")
         self.moduleName = moduleName
         self.fields = fields
         self.baseQuery = baseQuery
@@ -170,6 +186,7 @@ final class FilterBuilderWindow {
             problemLabel.isVisible = true
         }
         applyButton.isSensitive = applicable != nil
+        viewsChanged(isApplicable: applicable != nil)
         applyButton.tooltip =
             applicable != nil ? "Show the matching instances in the list (Ctrl+Enter)" : "Complete or remove the marked conditions first"
         textStatusLabel.removeCSSClass("error")
@@ -261,7 +278,14 @@ final class FilterBuilderWindow {
                 guard asked == self.countGeneration else { return }
                 self.liveCount = nil
                 self.windowTitle.subtitle = "Could not count the matches"
-                self.problemLabel.text = "The search was refused: \(error.sentence)"
+                if case .network = error {
+                    self.problemLabel.text = "Could not count the matches: \(error.sentence)"
+                } else {
+                    // The list would be refused the same search: Apply waits for a change.
+                    self.problemLabel.text = "The search was refused: \(error.sentence)"
+                    self.applyButton.isSensitive = false
+                    self.applyButton.tooltip = "The server refused this filter; change it first"
+                }
                 self.problemLabel.isVisible = true
             }
             self.completedCounts += 1
@@ -272,6 +296,7 @@ final class FilterBuilderWindow {
 
     private func wireEvents() {
         applyButton.onClicked(weakly(self) { $0.apply() })
+        wireViewEvents()
         clearButton.onClicked(weakly(self) { $0.clear() })
         undoButton.onClicked(weakly(self) { $0.undo() })
         redoButton.onClicked(weakly(self) { $0.redo() })

@@ -112,4 +112,11 @@ final class EntryRow: Widget {
     /// `entry-activated`: Enter was pressed.
     @discardableResult
     func onEntryActivated(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("entry-activated", handler) }
+
+    /// `apply`: the apply button (`show-apply-button`) was clicked, or Enter pressed with it shown.
+    @discardableResult
+    func onApply(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("apply", handler) }
+
+    /// Applies as the apply button would (tests, and after the text was set in code).
+    func apply() { emit("apply") }
 }

@@ -17,6 +17,7 @@ extension WorkspaceView {
                     self.fieldCatalog.declare(module)
                 }
                 self.sidebar.show(modules)
+                self.loadSavedViews()
                 if let first = modules.first(where: { $0.id == self.pager.moduleId }) ?? modules.first, let id = first.id {
                     self.sidebar.select(moduleId: id)
                     if self.pager.moduleId != id { self.openModule(first) }
@@ -39,7 +40,8 @@ extension WorkspaceView {
         }
     }
 
-    func openModule(_ module: Module) {
+    /// Shows a module: unfiltered, or (a saved view) with `filter` and `sort` from its first request.
+    func openModule(_ module: Module, filter: FilterTree = FilterTree(), sort: InstancePager.Sort? = nil) {
         if BenchmarkMarks.isEnabled {
             let name = module.name ?? module.id ?? "?"
             BenchmarkMarks.mark("open \(name)")
@@ -47,7 +49,7 @@ extension WorkspaceView {
         }
         showDetail(nil)
         forgetFilter()  // filters are per module
-        pager.show(moduleId: module.id, nameFilter: searchEntry.text, filters: SearchFilters(), segment: InstancePager.Segment())
+        applyFilter(filter, sort: sort, moduleId: module.id)
         leaflet.show(listPane)
         keepOfflineCopy()
     }

@@ -3,23 +3,26 @@ import HaloServices
 /// Filtering the list: the filter builder of the open module (the Filter button, Ctrl+Shift+F),
 /// what Apply shows, and the instance search behind the relation pickers.
 extension WorkspaceView {
-    func showFilterBuilder() {
+    /// Opens the builder on the applied filter, or on `draft` (a saved view that cannot be
+    /// applied as it is: its problems are marked there).
+    func showFilterBuilder(draft: FilterTree? = nil) {
         BenchmarkMarks.mark("filter-builder open")
         guard let moduleId = pager.moduleId, let module = sidebar.modules.first(where: { $0.id == moduleId }) else {
             toast("Choose a module to filter.")
             return
         }
-        if let filterBuilder {
+        if let filterBuilder, draft == nil {
             BenchmarkMarks.markNextPaint(of: filterBuilder.window, "filter-builder painted")
             filterBuilder.present()
             return
         }
-        let fields = FilterField.fields(declared: module.fields, seen: fieldCatalog.fields(moduleId: moduleId))
+        filterBuilder?.window.destroy()
+        let fields = filterFields(of: module)
         let content = session.core.content
         let connection = connection
         do {
             let builder = try FilterBuilderWindow(
-                moduleName: module.name ?? "Module", fields: fields, tree: appliedFilter,
+                moduleName: module.name ?? "Module", fields: fields, tree: draft ?? appliedFilter,
                 baseQuery: SearchQuery().moduleIds([moduleId]).addSortBy(field: pager.sort.field, order: pager.sort.order),
                 parent: widget,
                 search: { query throws(HaloError) in
@@ -35,6 +38,7 @@ extension WorkspaceView {
                 },
                 instanceSearch: instanceSearch(), onApply: weakly(self) { $0.applyFilter($1) })
             filterBuilder = builder
+            attachSavedViews(to: builder)
             BenchmarkMarks.markNextPaint(of: builder.window, "filter-builder painted")
             builder.present()
         } catch {
@@ -42,17 +46,25 @@ extension WorkspaceView {
         }
     }
 
-    /// Shows the builder's filter in the list (the sort and the name box are kept).
-    func applyFilter(_ tree: FilterTree) {
+    /// Shows `tree` in the list of the open module, or of `moduleId` (the name box is kept; the
+    /// sort too, unless given).
+    func applyFilter(_ tree: FilterTree, sort: InstancePager.Sort? = nil, moduleId: String? = nil) {
         guard let (filters, segment) = try? tree.applicable() else { return }
         appliedFilter = tree
-        pager.show(moduleId: pager.moduleId, filters: filters, segment: segment)
+        pager.show(
+            moduleId: moduleId ?? pager.moduleId, nameFilter: searchEntry.text, filters: filters, segment: segment, sort: sort)
         updateFilterButton()
+    }
+
+    /// What the module's conditions can be on: its fields (declared or seen) and the metadata.
+    func filterFields(of module: Module) -> [FilterField] {
+        FilterField.fields(declared: module.fields, seen: module.id.map { fieldCatalog.fields(moduleId: $0) } ?? [])
     }
 
     /// Another module: its list starts unfiltered and the builder of the previous one goes.
     func forgetFilter() {
         appliedFilter = FilterTree()
+        currentView = nil
         filterBuilder?.window.destroy()
         filterBuilder = nil
         updateFilterButton()

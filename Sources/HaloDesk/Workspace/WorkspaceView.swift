@@ -42,6 +42,14 @@ final class WorkspaceView {
     var filterBuilder: FilterBuilderWindow?
     /// The filter the list shows (conditions and tags), for the open module.
     var appliedFilter = FilterTree()
+    /// The user's saved views (`WorkspaceView+SavedViews.swift`), as last loaded or saved.
+    var savedViews = SavedViewList()
+    /// Characters of the pocket's `data` in use (nil when views are kept on this computer).
+    var pocketUsed: Int?
+    /// The saved view the list shows (nil once another module is opened).
+    var currentView: SavedView?
+    /// Saved-view loads and changes finished, successful or not (tests wait on it).
+    var completedViewOperations = 0
     let saveButton: Button
     let deleteButton: Button
     let statusLabel: Label
@@ -138,6 +146,7 @@ final class WorkspaceView {
             back.onClicked(weakly(self) { view in adw_leaflet_navigate(halo_adw_leaflet(view.leaflet.raw), ADW_NAVIGATION_DIRECTION_BACK) })
         }
         editor.onHeaderChanged = weakly(self) { $0.updateDetailTitle() }
+        wireSavedViews()
         sidebar.onSelect = weakly(self) { view, module in
             guard module.id != view.pager.moduleId else { return }  // already shown
             view.confirmLeavingEdits {

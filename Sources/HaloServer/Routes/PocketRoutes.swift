@@ -11,25 +11,27 @@ enum PocketRoutes {
             let pocket = try await env.read(request) { db, principal in
                 try PocketRecord.pocket(userId: try requireUser(principal), in: db)
             }
-            return JSONResponse.make(render(pocket, filter: filter))
+            return respond(pocket, filter: filter)
         }
 
         router.put("/api/segmentation/identified-pocket") { request, _ in
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let change = try PocketChange(body, limits: env.limits)
+            let expected = request.headers[.ifMatch]
             let pocket = try await env.write(request) { db, principal in
                 let userId = try requireUser(principal)
                 var pocket = try PocketRecord.pocket(userId: userId, in: db)
+                // Checked in the writing transaction: no other save can slip in between.
+                if let expected, !matches(expected, pocket) { throw conflict(pocket) }
                 change.apply(to: &pocket)
                 // Each PUT replaces some lists: the sum of them must stay within the caps too.
                 guard pocket.references.count <= env.limits.pocketReferenceLists else {
                     throw APIError.badRequest(
                         "The pocket holds at most \(env.limits.pocketReferenceLists) reference lists; delete one first")
                 }
-                try PocketRecord.save(pocket, userId: userId, at: TokenService.nowMilliseconds(), in: db)
-                return pocket
+                return try PocketRecord.save(pocket, userId: userId, at: TokenService.nowMilliseconds(), in: db)
             }
-            return JSONResponse.make(render(pocket, filter: nil))
+            return respond(pocket, filter: nil)
         }
     }
 
@@ -110,5 +112,28 @@ enum PocketRoutes {
     private static func render(_ pocket: Pocket, filter: Set<String>?) -> JSONValue {
         let references = filter.map { keep in pocket.references.filter { keep.contains($0.key) } } ?? pocket.references
         return ["references": .object(references), "data": .object(pocket.data)]
+    }
+
+    /// The pocket in HALO's shape, its revision as the ETag (ours, §23.9; HALO clients ignore it).
+    private static func respond(_ pocket: Pocket, filter: Set<String>?) -> Response {
+        var response = JSONResponse.make(render(pocket, filter: filter))
+        response.headers[.eTag] = pocket.entityTag
+        return response
+    }
+
+    /// `If-Match` (RFC 9110 §13.1.1): `*` or a list of entity tags, compared strongly.
+    static func matches(_ ifMatch: String, _ pocket: Pocket) -> Bool {
+        ifMatch.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == pocket.entityTag
+        }
+    }
+
+    /// 409 when the pocket moved on since the client read it: the current pocket and its revision
+    /// ride in `extra`, so the client can show both versions without another request.
+    private static func conflict(_ pocket: Pocket) -> APIError {
+        APIError(
+            .conflict, "The pocket changed since it was read (now at revision \(pocket.revision)); read it again and redo the change",
+            extra: ["pocket": render(pocket, filter: nil), "revision": .string(pocket.entityTag)])
     }
 }

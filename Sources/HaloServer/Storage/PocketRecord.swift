@@ -1,7 +1,8 @@
 import GRDB
 import HaloContentStore
 
-/// A row of `server_pocket`: an identified user's pocket (§8), its two parts as JSON text.
+/// A row of `server_pocket`: an identified user's pocket (§8), its two parts as JSON text, and
+/// its revision (ours, §23.9): a number that grows with every save, served as the ETag.
 struct PocketRecord: ServerRecord {
     static let databaseTableName = "server_pocket"
 
@@ -9,11 +10,17 @@ struct PocketRecord: ServerRecord {
     var referencesJson: String
     var dataJson: String
     var updatedAt: Int64
+    var revision: Int64
 
-    /// The pocket's two parts: named reference lists and the `data` object.
+    /// The pocket's two parts: named reference lists and the `data` object, with the revision
+    /// they were read at (0 for a user who never stored one).
     struct Pocket: Sendable {
         var references: [String: JSONValue] = [:]
         var data: [String: JSONValue] = [:]
+        var revision: Int64 = 0
+
+        /// The revision as an HTTP entity tag (a strong one: the revision names exact contents).
+        var entityTag: String { "\"\(revision)\"" }
     }
 
     /// The pocket of `userId`; empty when the user never stored one.
@@ -21,14 +28,26 @@ struct PocketRecord: ServerRecord {
         guard let record = try fetchOne(db, key: userId) else { return Pocket() }
         return Pocket(
             references: try JSONValue(string: record.referencesJson).objectValue ?? [:],
-            data: try JSONValue(string: record.dataJson).objectValue ?? [:])
+            data: try JSONValue(string: record.dataJson).objectValue ?? [:], revision: record.revision)
     }
 
-    /// Stores the pocket of `userId`, replacing the one stored.
-    static func save(_ pocket: Pocket, userId: String, at time: Int64, in db: Database) throws {
+    /// Stores the pocket of `userId`, replacing the one stored, at the next revision; returns it
+    /// with that revision.
+    static func save(_ pocket: Pocket, userId: String, at time: Int64, in db: Database) throws -> Pocket {
+        var saved = pocket
+        saved.revision = pocket.revision + 1
         try PocketRecord(
             userId: userId, referencesJson: JSONValue.object(pocket.references).jsonString(),
-            dataJson: JSONValue.object(pocket.data).jsonString(), updatedAt: time
+            dataJson: JSONValue.object(pocket.data).jsonString(), updatedAt: time, revision: saved.revision
         ).upsert(db)
+        return saved
+    }
+
+    static func registerRevisionMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("server-v3-pocket-revision") { db in
+            try db.alter(table: databaseTableName) { t in
+                t.add(column: "revision", .integer).notNull().defaults(to: 0)
+            }
+        }
     }
 }

@@ -178,6 +178,7 @@ enum ServerDatabase {
             }
         }
         EventLog.registerMigration(&migrator)
+        PocketRecord.registerRevisionMigration(&migrator)
         return migrator
     }
 }

@@ -11,6 +11,9 @@ public final class Pocket: Sendable, CustomStringConvertible {
     /// `PocketLimits.dataCharacters`, measured by `PocketLimits.dataLength(_:)` (Unicode scalars).
     public static let dataCharacterLimit = PocketLimits.dataCharacters
 
+    /// How many of the `dataCharacterLimit` characters `data` takes, counted as the server counts.
+    public static func dataLength(_ data: [String: JSONValue]) -> Int { PocketLimits.dataLength(data) }
+
     private struct State {
         /// nil marks a list to delete on the server (sent as JSON null).
         var references: [String: [String]?] = [:]
@@ -18,10 +21,19 @@ public final class Pocket: Sendable, CustomStringConvertible {
     }
     private let state: Mutex<State>
 
-    public init() { state = Mutex(State()) }
+    /// The server's revision of this pocket (our extension, PROTOCOL §23.9: the answer's ETag),
+    /// to pass to `savePocket(_:ifRevision:)`. nil for a pocket made here, read from the offline
+    /// copy, or served by a HALO server without revisions.
+    public let revision: String?
+
+    public init() {
+        state = Mutex(State())
+        revision = nil
+    }
 
     /// Reads a pocket response: `references` lists may be null, `data` any object.
-    public init(wire: JSONValue) throws(HaloError) {
+    public init(wire: JSONValue, revision: String? = nil) throws(HaloError) {
+        self.revision = revision
         guard case .object(let object) = wire else { throw .invalidResponse(status: nil, message: "a pocket must be a JSON object") }
         var state = State()
         for (key, value) in object["references"]?.objectValue ?? [:] {
@@ -146,20 +158,27 @@ extension AuthManager {
         let call = APIRequest(.get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus)
         // Kept per user: after a change of user, offline, the previous user's pocket must not show.
         let owner = currentUser?.account ?? "-"
-        return try Pocket(wire: try await core.perform(call, cacheKey: "pocket-\(owner)-" + keys.joined(separator: ",")).json())
+        let response = try await core.perform(call, cacheKey: "pocket-\(owner)-" + keys.joined(separator: ","))
+        // An answer from the offline copy carries no ETag: its revision may be stale.
+        return try Pocket(wire: try response.json(), revision: response.headers["etag"])
     }
 
     /// Saves the pocket (§8.2) and returns the server's resulting pocket. A pocket over a
     /// `PocketLimits` limit (data over 2,000 characters, too many or too long reference lists or
     /// entries) fails with `invalidInput` before anything is sent.
-    public func savePocket(_ pocket: Pocket) async throws(HaloError) -> Pocket {
+    ///
+    /// With `ifRevision` (a `Pocket.revision` read earlier) the save happens only if nobody saved
+    /// the pocket since (`If-Match`, our extension §23.9); otherwise it fails with HTTP 409 and
+    /// the error's `conflictingPocket` is the pocket as it is now, so a read-modify-write redoes
+    /// its change on that, never overwriting what another device saved.
+    public func savePocket(_ pocket: Pocket, ifRevision: String? = nil) async throws(HaloError) -> Pocket {
         try pocket.validate()
         let core = try requireCore()
-        return try Pocket(
-            wire: try await core.performJSON(
-                APIRequest(
-                    .put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
-                    authenticationMode: .appPlus)))
+        let call = APIRequest(
+            .put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
+            headers: ifRevision.map { ["If-Match": $0] } ?? [:], authenticationMode: .appPlus)
+        let response = try await core.perform(call)
+        return try Pocket(wire: try response.json(), revision: response.headers["etag"])
     }
 
     /// The seed's form of `getPocket`.
@@ -181,5 +200,15 @@ extension AuthManager {
         Task {
             do throws(HaloError) { handler(nil, .success(try await savePocket(pocket))) } catch { handler(nil, .failure(error)) }
         }
+    }
+}
+
+extension HaloError {
+    /// For a save with `ifRevision` refused because the pocket moved on (HTTP 409): the pocket as
+    /// the server holds it now, with its revision. nil for any other error.
+    public var conflictingPocket: Pocket? {
+        guard case .server(409, _, let extra?) = self, let wire = extra["pocket"], let revision = extra["revision"]?.stringValue
+        else { return nil }
+        return try? Pocket(wire: wire, revision: revision)
     }
 }

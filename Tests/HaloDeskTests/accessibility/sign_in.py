@@ -38,12 +38,19 @@ def find(node, predicate, depth=0):
 
 def wait_for(description, lookup, deadline):
     while time.time() < deadline:
-        found = lookup()
+        try:
+            found = lookup()
+        except GLib.Error:  # a node went away under the lookup (a view rebuilt): look again
+            found = None
         if found is not None:
             print("found", description)
             return found
         time.sleep(0.3)
     raise TimeoutError("timed out waiting for " + description)
+
+
+def is_button(node, text):
+    return node.getRole() == pyatspi.ROLE_PUSH_BUTTON and named(node, text)
 
 
 def app_named(name):
@@ -55,8 +62,7 @@ def app_named(name):
 
 def sign_in(app, email, deadline):
     """Types `email` into the Email entry, presses Sign In, and waits for the signed-in title."""
-    button = wait_for("button 'Sign In'", lambda: find(app, lambda n: named(n, "Sign In")
-                                                       and n.getRole() == pyatspi.ROLE_PUSH_BUTTON), deadline)
+    button = wait_for("button 'Sign In'", lambda: find(app, lambda n: is_button(n, "Sign In")), deadline)
     entry = wait_for("entry 'Email'", lambda: find(app, lambda n: named(n, "Email")
                                                     and "EditableText" in pyatspi.listInterfaces(n)), deadline)
     entry.queryEditableText().setTextContents(email)
@@ -66,6 +72,17 @@ def sign_in(app, email, deadline):
     # Signed in, the workspace shows: its sidebar header is titled "Modules".
     wait_for("signed-in workspace", lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL
                                                   and n.name == "Modules"), deadline)
+
+
+def sign_in_with_password(app, password, deadline):
+    """The sign-in page of a remote workspace (its email prefilled): types `password` and
+    presses Sign In."""
+    button = wait_for("button 'Sign In'", lambda: find(app, lambda n: is_button(n, "Sign In")), deadline)
+    entry = wait_for("entry 'Password'", lambda: find(app, lambda n: (n.name or "").startswith("Password")
+                                                       and "EditableText" in pyatspi.listInterfaces(n)), deadline)
+    entry.queryEditableText().setTextContents(password)
+    button.queryAction().doAction(0)
+    print("pressed Sign In", flush=True)
 
 
 def main():

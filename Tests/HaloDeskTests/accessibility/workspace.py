@@ -31,6 +31,24 @@ INTERACTIVE = {pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROL
                pyatspi.ROLE_LIST_ITEM, pyatspi.ROLE_TABLE, pyatspi.ROLE_TREE_TABLE}
 
 
+def module_list(app, module):
+    """The sidebar list once it holds a row for `module` (rows are named "<module>, <n> instances")."""
+    def is_sidebar(node):
+        return "Selection" in pyatspi.listInterfaces(node) and any(
+            (child.name or "").startswith(module + ",") for child in node)
+    return find(app, is_sidebar)
+
+
+def select_module(app, module, deadline, before_click=None):
+    """Selects MODULE's row in the sidebar, as a click does; `before_click` runs once the row is
+    found, just before the selection is sent (finding it walks the accessibility tree)."""
+    sidebar = wait_for("module " + module, lambda: module_list(app, module), deadline)
+    index = next(i for i, child in enumerate(sidebar) if (child.name or "").startswith(module + ","))
+    if before_click:
+        before_click()
+    sidebar.querySelection().selectChild(index)
+
+
 def unnamed_controls(node, path, found, depth=0):
     if node is None or depth > 60:
         return
