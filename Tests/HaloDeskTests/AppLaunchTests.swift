@@ -155,7 +155,9 @@ final class AppLaunchTests: XCTestCase {
         let path = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/\(script)").path
         let result = try ChildProcess.run("/usr/bin/python3", [path, "halo-desk"] + arguments)
         XCTAssertTrue(process.isRunning, "halo-desk exited early; see test-artifacts/\(log).log")
-        XCTAssertEqual(result.status, 0, "AT-SPI: \(result.stdout) \(result.stderr)")
-        XCTAssertTrue(result.stdout.contains(expected), result.stdout)
+        // One line, so the run's failure summary (the lines with "error:") shows every step.
+        let steps = (result.stdout + result.stderr).split(separator: "\n").joined(separator: " | ")
+        XCTAssertEqual(result.status, 0, "AT-SPI: \(steps)")
+        XCTAssertTrue(result.stdout.contains(expected), "AT-SPI: \(steps)")
     }
 }

@@ -190,11 +190,13 @@ def main():
             (w for w in app if w is not None and w.name == "Filter Products"), None), deadline)
         build(builder, deadline)
         text_view = wait_for("text form", lambda: find(builder, lambda n: n.name == "The filter as text"), deadline)
-        written = text_view.queryText().getText(0, -1)
-        if written != text:
-            print("failed: the text form reads %r, not %r" % (written, text))
+        # The text form follows the last value typed once the app has handled its change.
+        read = lambda: text_view.queryText().getText(0, -1)  # noqa: E731
+        try:
+            wait_for("text form %r" % text, lambda: text_view if read() == text else None, time.time() + 10)
+        except TimeoutError:
+            print("failed: the text form reads %r, not %r" % (read(), text))
             return 1
-        print("text form:", written, flush=True)
         count = "%d match%s" % (len(names), "" if len(names) == 1 else "es")
         wait_for("live count '%s'" % count, lambda: label_starting(builder, count), deadline)
         apply = lambda: find(builder, lambda n: is_button(n, "Apply the filter"))  # noqa: E731
