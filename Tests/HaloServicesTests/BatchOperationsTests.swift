@@ -32,6 +32,8 @@ final class BatchOperationsTests: XCTestCase {
         let existingJSON: JSONValue = [
             "id": "58fa0e8173c4f5001031c5a8", "module": "586a47f836a6b01300ec9f00", "name": "From Linux",
             "values": ["Title": "Hi"], "tags": [], "createdAt": 1_492_610_860_696, "updatedAt": 1_492_782_728_392,
+            // An update says which publication dates are unset (cleared), not only those set.
+            "publishedAt": nil, "removedAt": nil, "archivedAt": nil,
         ]
         XCTAssertEqual(
             operations.wireJSON,

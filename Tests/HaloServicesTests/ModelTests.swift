@@ -33,6 +33,23 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(try ContentInstance(wireData: instance.wireData()).createdBy, nil)
     }
 
+    /// An update names the publication dates it clears (Unpublish, no expiry) as `null`; a create
+    /// sends only what is set (PROTOCOL §12).
+    func testUpdateBodySendsNullForClearedPublicationDates() throws {
+        var instance = ContentInstance(
+            id: "58fa0e8173c4f5001031c5a8", moduleId: "m", name: "N", createdAt: Date(timeIntervalSince1970: 1),
+            publishedAt: Date(timeIntervalSince1970: 1_700_000_000.123), archivedAt: Date(timeIntervalSince1970: 1_700_000_001))
+        instance.publishedAt = nil
+        let body = try XCTUnwrap(instance.wireJSON.objectValue)
+        XCTAssertEqual(body["publishedAt"], .null)
+        XCTAssertEqual(body["removedAt"], .null)
+        XCTAssertEqual(body["archivedAt"], 1_700_000_001_000)
+        XCTAssertNil(body["deletedAt"], "deletion has its own request")
+        instance.id = nil
+        XCTAssertNil(instance.wireJSON.objectValue?["publishedAt"], "a create sends only the dates set")
+        XCTAssertEqual(try ContentInstance(wire: instance.wireJSON).publishedAt, nil)
+    }
+
     func testTypedAndAnyAccessors() throws {
         let instance = try ContentInstance(wire: [
             "id": "i", "module": "m", "name": "n", "createdAt": 1_475_046_170_087.9997,

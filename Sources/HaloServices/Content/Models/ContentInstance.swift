@@ -94,6 +94,9 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
 
     /// The request body of a save (PROTOCOL §12, iOS shape): `id` when set, `module`, `name`,
     /// `values`, `tags` (always, maybe empty), `createdAt` (always), other dates when set.
+    /// An update (an `id` is set) also carries `publishedAt`, `removedAt` and `archivedAt` as
+    /// `null` when they are unset: clearing them (Unpublish, no expiry) is then said, not left to
+    /// how a server reads an absent key (ours clears it; one keeping stored values would not).
     public var wireJSON: JSONValue {
         var builder = WireObjectBuilder()
         builder.set("id", id)
@@ -107,6 +110,11 @@ public struct ContentInstance: Hashable, Sendable, HaloWireDecodable, HaloWireEn
         builder.set("removedAt", removedAt)
         builder.set("archivedAt", archivedAt)
         builder.set("deletedAt", deletedAt)
+        if id != nil {
+            for (key, date) in [("publishedAt", publishedAt), ("removedAt", removedAt), ("archivedAt", archivedAt)] where date == nil {
+                builder.set(key, JSONValue.null)
+            }
+        }
         return builder.json
     }
 
