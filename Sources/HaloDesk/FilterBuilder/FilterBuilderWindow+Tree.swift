@@ -314,10 +314,7 @@ extension FilterBuilderWindow {
         let value = Editable.entry(accessibleLabel: "Tag \(index + 1) value", placeholder: "Value (optional)")
         value.text = tag.value
         value.expand(horizontally: true)
-        let remove = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("user-trash-symbolic")))
-        remove.addCSSClass("flat")
-        remove.setAccessibleLabel("Remove tag \(index + 1)")
-        remove.tooltip = "Remove this tag"
+        let remove = Button(iconName: "user-trash-symbolic", accessibleLabel: "Remove tag \(index + 1)", tooltip: "Remove this tag")
         // Weak: an entry's own handler must not keep the entry alive.
         name.onChanged { [weak self, weak name] in
             guard let self, let text = name?.text else { return }

@@ -68,7 +68,10 @@ final class FilterValueEditor {
             }
             (input, widget, focusTarget) = (.number(spin), spin, spin)
         case .date:
-            let date = DateInput(purpose: purpose, value: condition.value, onChange: onChange)
+            let shown: Double? = if case .date(let milliseconds) = condition.value { milliseconds } else { nil }
+            let date = DateInput(purpose: purpose, milliseconds: shown) { milliseconds, problem in
+                onChange(milliseconds.map(FilterValue.date) ?? .none, problem)
+            }
             (input, widget, focusTarget) = (.date(date), date.widget, date.button)
         case .relation, .relations:
             let shown: String? = if case .text(let id) = condition.value { id } else { nil }
@@ -145,72 +148,6 @@ extension SpinButton {
     /// The text changed (typed, or re-formatted after the arrows).
     @discardableResult
     func onTextChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("changed", handler) }
-}
-
-/// A date (and time) input: a button showing the date, whose popover has a calendar and the
-/// time of day (`HH:mm`, midnight when left empty), in the user's time zone.
-@MainActor
-final class DateInput {
-    let widget: Widget
-    let button: MenuButton
-    let calendar: CalendarView
-    let timeEntry: Editable
-    private let purpose: String
-    private let onChange: FilterValueEditor.Change
-
-    init(purpose: String, value: FilterValue, onChange: @escaping FilterValueEditor.Change) {
-        self.purpose = purpose
-        self.onChange = onChange
-        calendar = CalendarView()
-        calendar.setAccessibleLabel("Day")
-        timeEntry = Editable.entry(accessibleLabel: "Time of day", placeholder: "00:00")
-        gtk_editable_set_width_chars(halo_editable(timeEntry.raw), 6)
-        let timeRow = Box(vertical: false, spacing: 6)
-        timeRow.append(Label("Time", classes: ["dim-label"]))
-        timeRow.append(timeEntry)
-        let column = Box(vertical: true, spacing: 6)
-        column.append(calendar)
-        column.append(timeRow)
-        let popover = Popover(child: column)
-        button = MenuButton(label: "Choose a date…", accessibleLabel: purpose, popover: popover)
-        widget = button
-        if case .date(let milliseconds) = value {
-            let date = Date(timeIntervalSince1970: milliseconds / 1000)
-            let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-            calendar.day = (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
-            timeEntry.text = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-            showDate(milliseconds)
-        }
-        calendar.onDaySelected(weakly(self) { $0.report() })
-        timeEntry.onChanged(weakly(self) { $0.report() })
-        timeEntry.on("activate", weakly(self) { $0.button.popdown() })
-    }
-
-    /// Picks a day and a time as the user would in the popover.
-    func choose(year: Int, month: Int, day: Int, time: String = "") {
-        timeEntry.text = time
-        calendar.day = (year, month, day)
-        report()
-    }
-
-    private func report() {
-        let (year, month, day) = calendar.day
-        let time = timeEntry.text.trimmingCharacters(in: .whitespaces)
-        let text = String(format: "%04d-%02d-%02d", year, month, day) + (time.isEmpty ? "" : " \(time)")
-        guard let date = DisplayFormat.parseDate(text) else {
-            onChange(.none, "Write the time of day as HH:mm, like 14:30.")
-            return
-        }
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        showDate(milliseconds)
-        onChange(.date(milliseconds), nil)
-    }
-
-    private func showDate(_ milliseconds: Double) {
-        let shown = FilterValueEditor.text(of: .date(milliseconds), kind: .date)
-        button.label = shown
-        button.setAccessibleLabel("\(purpose): \(shown)")
-    }
 }
 
 /// The values of "is one of" / "is none of": chips (each removes itself when clicked) and a way

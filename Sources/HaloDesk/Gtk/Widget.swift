@@ -105,6 +105,14 @@ final class Button: Widget {
         self.init(sinking: UnsafeMutableRawPointer(gtk_button_new_with_label(label)))
     }
 
+    /// A flat icon button; an icon alone says nothing to assistive technologies, so it is named.
+    convenience init(iconName: String, accessibleLabel: String, tooltip: String) {
+        self.init(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name(iconName)))
+        addCSSClass("flat")
+        setAccessibleLabel(accessibleLabel)
+        self.tooltip = tooltip
+    }
+
     var label: String {
         get { swiftString(gtk_button_get_label(halo_button(raw))) ?? "" }
         set { gtk_button_set_label(halo_button(raw), newValue) }

@@ -44,6 +44,26 @@ enum DisplayFormat {
         return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)) + TimeInterval(g_date_time_get_microsecond(time)) / 1e6)
     }
 
+    /// The day and the time of day of `date` in the user's time zone now (read from `TZ` each
+    /// time, so the calendar of a date input shows the same day as `minute(_:)`).
+    static func localParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
+        guard let time = g_date_time_new_from_unix_local(gint64(date.timeIntervalSince1970.rounded(.down))) else {
+            return (1970, 1, 1, 0, 0)
+        }
+        defer { g_date_time_unref(time) }
+        return (
+            Int(g_date_time_get_year(time)), Int(g_date_time_get_month(time)), Int(g_date_time_get_day_of_month(time)),
+            Int(g_date_time_get_hour(time)), Int(g_date_time_get_minute(time))
+        )
+    }
+
+    /// The instant of a day and a time of day (`HH:mm`, midnight when empty) in the user's time
+    /// zone; nil when the time is not written as `HH:mm` or the day does not exist.
+    static func localDate(year: Int, month: Int, day: Int, time: String) -> Date? {
+        let time = time.trimmingCharacters(in: .whitespaces)
+        return parseLocal(String(format: "%04d-%02d-%02d", year, month, day) + (time.isEmpty ? "" : " \(time)"))
+    }
+
     /// The two shapes `minute(_:)` and a bare day write, digit for digit ("d" = an ASCII digit).
     private static let localShapes = ["dddd-dd-dd", "dddd-dd-dd dd:dd"]
 
