@@ -6,6 +6,11 @@ import CGtk
 final class ListBox: Widget {
     override class var gType: GType { gtk_list_box_get_type() }
 
+    /// Puts `row` at `position` (-1: at the end).
+    func insert(_ row: Widget, at position: Int) { gtk_list_box_insert(OpaquePointer(raw), row.widget, gint(position)) }
+
+    func remove(_ row: Widget) { gtk_list_box_remove(OpaquePointer(raw), row.widget) }
+
     /// `row-selected`: the index of the newly selected row, or nil when none is selected.
     @discardableResult
     func onRowSelected(_ handler: @escaping @MainActor (Int?) -> Void) -> SignalConnection {

@@ -55,6 +55,13 @@ final class ActionRow: Widget {
         set { adw_action_row_set_subtitle(row, newValue) }
     }
 
+    /// Whether title and subtitle are Pango markup (libadwaita's default). Rows showing what a
+    /// user typed turn it off, so `<` or `&` shows as written.
+    var usesMarkup: Bool {
+        get { adw_preferences_row_get_use_markup(preferencesRow) != 0 }
+        set { adw_preferences_row_set_use_markup(preferencesRow, newValue ? 1 : 0) }
+    }
+
     func addSuffix(_ widget: Widget) { adw_action_row_add_suffix(row, widget.widget) }
     func addPrefix(_ widget: Widget) { adw_action_row_add_prefix(row, widget.widget) }
 

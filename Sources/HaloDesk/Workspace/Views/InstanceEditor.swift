@@ -3,8 +3,9 @@ import CGtk
 import Foundation
 import HaloServices
 
-/// The detail pane for one instance: metadata (state, dates, authors, tags) and one editor per
-/// field, chosen by field kind. Values are validated by kind when the edit is collected.
+/// The detail pane for one instance: metadata (id, who created and updated it when), the name,
+/// publishing and segmentation tags (`PublishingSection`) and one editor per field, chosen by
+/// field kind. Values are validated by kind when the edit is collected.
 @MainActor
 final class InstanceEditor {
     /// The input widget of one field.
@@ -35,6 +36,8 @@ final class InstanceEditor {
     private let metadataLabel: Label
     private let fieldsBox: Box
     let nameEntry: Editable
+    /// State, Publish / Unpublish / Archive, publish and expiry dates, tags.
+    let publishing: PublishingSection
     private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
     /// Related-instance buttons by instance id (labels become names once resolved).
     private(set) var relationButtons: [String: [Button]] = [:]
@@ -69,7 +72,9 @@ final class InstanceEditor {
         metadataLabel = try builder.object("metadata_label")
         fieldsBox = try builder.object("fields_box")
         nameEntry = try builder.object("name_entry")
+        publishing = try PublishingSection(builder: builder)
         nameEntry.onChanged(weakly(self) { $0.markDirty() })
+        publishing.onChange = weakly(self) { $0.markDirty() }
     }
 
     /// Shows `instance` with the given fields; `isNew` for an instance not yet on the server.
@@ -89,6 +94,7 @@ final class InstanceEditor {
         headerSubtitle = isNew ? "Not saved yet" : InstanceState(instance: instance).label
         metadataLabel.text = metadataText(instance, isNew: isNew)
         nameEntry.text = instance.name
+        publishing.show(instance)
 
         for field in fields {
             fieldsBox.append(heading("\(field.name) · \(field.kind.caption)"))
@@ -120,7 +126,7 @@ final class InstanceEditor {
                 edited.values.removeValue(forKey: field.name)
             }
         }
-        return edited
+        return try publishing.applied(to: edited)
     }
 
     /// Shows `problem` under its field and moves the keyboard there; false when it names no
@@ -128,6 +134,7 @@ final class InstanceEditor {
     @discardableResult
     func showProblem(_ problem: FieldValueError) -> Bool {
         clearProblems()
+        if publishing.showProblem(problem) { return true }
         guard let field = problem.field, let label = problemLabels[field] else { return false }
         label.text = problem.description
         label.isVisible = true
@@ -142,6 +149,7 @@ final class InstanceEditor {
 
     func clearProblems() {
         problemLabels.values.forEach { $0.isVisible = false }
+        publishing.clearProblems()
     }
 
     /// The input for the field named `name` (tests and keyboard focus).
@@ -157,6 +165,7 @@ final class InstanceEditor {
         fieldsBox.removeAll()
         nameEntry.text = ""
         metadataLabel.text = ""
+        publishing.clear()
         headerTitle = ""
         headerSubtitle = ""
         inputs = []
@@ -263,18 +272,14 @@ final class InstanceEditor {
         }
     }
 
+    /// Who made the instance and when; its state, dates and tags are in the publishing section.
     private func metadataText(_ instance: ContentInstance, isNew: Bool) -> String {
-        if isNew { return "Not saved yet · draft" }
-        var lines = ["\(InstanceState(instance: instance).label) · id \(instance.id ?? "—")"]
+        if isNew { return "Not saved yet" }
+        var lines = ["id \(instance.id ?? "—")"]
         lines.append("Created \(FieldValueText.format(date: instance.createdAt))" + (instance.createdBy.map { " by \($0)" } ?? ""))
         if let updated = instance.updatedAt {
             lines.append("Updated \(FieldValueText.format(date: updated))" + (instance.updatedBy.map { " by \($0)" } ?? ""))
         }
-        if let published = instance.publishedAt { lines.append("Published \(FieldValueText.format(date: published))") }
-        if let archived = instance.archivedAt { lines.append("Archived \(FieldValueText.format(date: archived))") }
-        if let removed = instance.removedAt { lines.append("Expires \(FieldValueText.format(date: removed))") }
-        let tags = instance.tagList.map { tag in tag.value.map { "\(tag.name): \($0)" } ?? tag.name }
-        lines.append(tags.isEmpty ? "No tags" : "Tags: " + tags.joined(separator: ", "))
         return lines.joined(separator: "\n")
     }
 }

@@ -50,7 +50,7 @@ final class InstanceTable {
             self?.isUnsent(instance) == true ? "Not sent" : InstanceState(instance: instance).label
         }
         try configure(builder.object("tags_column"), sortKey: nil, tooltip: true) { instance in
-            instance.tagList.map { tag in tag.value.map { "\(tag.name): \($0)" } ?? tag.name }.joined(separator: ", ")
+            instance.tagList.map(Publication.text(of:)).joined(separator: ", ")
         }
     }
 
