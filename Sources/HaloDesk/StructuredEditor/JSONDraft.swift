@@ -235,6 +235,21 @@ struct JSONDraft: Equatable, Sendable {
         return copy.id
     }
 
+    /// Sets the root object's member `key` to `value` (nil removes it); the other members and
+    /// their edits stay as they are (the pocket review's Revert).
+    mutating func setRootMember(_ key: String, to value: JSONValue?) {
+        guard case .object(var members) = root.content else { return }
+        let index = members.firstIndex { $0.key == key }
+        switch (index, value) {
+        case (let index?, let value?): members[index].value = node(for: value)
+        case (let index?, nil): members.remove(at: index)
+        case (nil, let value?): members.append(JSONDraftNode.Member(key: key, value: node(for: value)))
+        case (nil, nil): return
+        }
+        let rootId = root.id
+        root.update(rootId) { $0.content = .object(members) }
+    }
+
     /// Replaces the whole value with JSON text (the raw-text mode); the draft is unchanged when
     /// the text is not JSON of the root's fixed type.
     mutating func replace(withText text: String) throws(JSONTextProblem) {
@@ -269,7 +284,8 @@ struct JSONDraft: Equatable, Sendable {
         case .object(let members):
             return JSONDraftNode(
                 id: id,
-                content: .object(members.keys.sorted().map { key in JSONDraftNode.Member(key: key, value: node(for: members[key] ?? .null)) }))
+                content: .object(
+                    members.keys.sorted().map { key in JSONDraftNode.Member(key: key, value: node(for: members[key] ?? .null)) }))
         }
     }
 
