@@ -157,6 +157,31 @@ final class PocketWindowTests: XCTestCase {
         }
     }
 
+    /// Offline, the pocket shows from the copy on this computer, said so, and cannot be saved.
+    func testThePocketIsReadableOffline() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness(serverProcess: true)
+            defer { harness.tearDown() }
+            try Self.setPocket(data: ["theme": "dark"], references: ["favorites": ["a"]], harness: harness)
+            let online = try Self.open(harness)
+            XCTAssertFalse(online.offlineLabel.isVisible)
+            online.window.close()
+            XCTAssertTrue(harness.pump { harness.view.pocketWindow?.window.isVisible != true })
+
+            harness.killServer()
+            harness.view.refresh()  // F5: a request fails, and the workspace notices the server is gone
+            XCTAssertTrue(harness.pump(timeout: 30) { !harness.view.connection.isOnline })
+            let window = try Self.open(harness)
+            XCTAssertEqual(window.draft?.dataValue, ["theme": "dark"], "the copy of the pocket read online")
+            XCTAssertEqual(window.listControls["favorites"]?.entries.map(\.row.title), ["a"])
+            XCTAssertTrue(window.offlineLabel.isVisible)
+            let editor = try XCTUnwrap(window.editor)
+            try Self.valueEntry("theme", in: editor).text = "light"
+            XCTAssertFalse(window.saveButton.isSensitive)
+            XCTAssertEqual(window.saveButton.tooltip, "The server cannot be reached")
+        }
+    }
+
     // MARK: Helpers (main actor: they drive the window)
 
     @MainActor static func open(_ harness: WorkspaceHarness) throws -> PocketWindow {
