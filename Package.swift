@@ -134,7 +134,10 @@ let package = Package(
         // GUI tests drive real windows under Xvfb; they need the process main thread (XCTest).
         .testTarget(
             name: "HaloDeskTests",
-            dependencies: ["HaloDesk", "HaloServices", "HaloServer", "HaloTestSupport", "CGtk", "CAdw"],
+            dependencies: [
+                "HaloDesk", "HaloServices", "HaloServer", "HaloTestSupport", "CGtk", "CAdw",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             // AT-SPI drivers the tests run with python3, read from the source tree.
             exclude: ["accessibility"],
             swiftSettings: strict),

@@ -166,7 +166,7 @@ final class FilterTreeTests: XCTestCase {
     }
 
     func testUndoAndRedoEveryEdit() throws {
-        var history = FilterTreeHistory(FilterTree())
+        var history = EditHistory<FilterTree>(FilterTree())
         let id = try XCTUnwrap(history.edit { $0.addCondition(to: 0, self.condition(Self.price, .greater, .number(1))) })
         history.edit { $0.updateCondition(id) { $0.setOperator(.less) } }
         history.edit { $0.delete(id) }

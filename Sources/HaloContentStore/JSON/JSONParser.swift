@@ -11,11 +11,17 @@ struct JSONParser {
     private var index = 0
     private var depth = 0
     private static let maxDepth = 512
+    /// RFC 8259 lets parsers take the last of repeated member names (the wire does); an editor
+    /// of JSON text must say instead that a name is repeated.
+    private var rejectsDuplicateKeys = false
 
-    static func parse(_ text: String) throws -> JSONValue { try parse(bytes: Array(text.utf8)) }
+    static func parse(_ text: String, rejectingDuplicateKeys: Bool = false) throws -> JSONValue {
+        try parse(bytes: Array(text.utf8), rejectingDuplicateKeys: rejectingDuplicateKeys)
+    }
 
-    static func parse(bytes: [UInt8]) throws -> JSONValue {
+    static func parse(bytes: [UInt8], rejectingDuplicateKeys: Bool = false) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
+        parser.rejectsDuplicateKeys = rejectingDuplicateKeys
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -25,7 +31,9 @@ struct JSONParser {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
-    private func error(_ message: String) -> JSONValueError { JSONValueError("Invalid JSON at byte \(index): \(message).") }
+    private func error(_ message: String, at offset: Int? = nil) -> JSONValueError {
+        JSONValueError(reason: message, byteOffset: offset ?? index)
+    }
 
     private mutating func skipWhitespace() {
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
@@ -69,7 +77,9 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let keyStart = index
             let key = try parseString()
+            if rejectsDuplicateKeys, members[key] != nil { throw error("the name \"\(key)\" is repeated", at: keyStart) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
@@ -211,6 +221,12 @@ extension JSONValue {
     /// Parses JSON text with the store's fast parser (same results as `init(string:)`).
     public init(parsing text: String) throws {
         self = try JSONParser.parse(text)
+    }
+
+    /// Parses JSON text typed by a person: as `init(parsing:)`, but a member name repeated in one
+    /// object is an error (naming its byte offset) rather than the last one winning.
+    public init(parsing text: String, rejectingDuplicateKeys: Bool) throws {
+        self = try JSONParser.parse(text, rejectingDuplicateKeys: rejectingDuplicateKeys)
     }
 
     /// Parses JSON bytes strictly (RFC 8259) with the store's parser; errors name the byte offset.

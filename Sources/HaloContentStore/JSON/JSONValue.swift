@@ -16,7 +16,21 @@ public enum JSONValue: Sendable, Hashable {
 
 public struct JSONValueError: Error, CustomStringConvertible, Sendable {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    /// For a syntax error: what is wrong, and the byte offset of the first wrong byte.
+    public let reason: String?
+    public let byteOffset: Int?
+
+    public init(_ description: String) {
+        self.description = description
+        reason = nil
+        byteOffset = nil
+    }
+
+    public init(reason: String, byteOffset: Int) {
+        self.description = "Invalid JSON at byte \(byteOffset): \(reason)."
+        self.reason = reason
+        self.byteOffset = byteOffset
+    }
 }
 
 extension JSONValue: Codable {

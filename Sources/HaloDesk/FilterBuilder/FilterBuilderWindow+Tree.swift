@@ -200,10 +200,10 @@ extension FilterBuilderWindow {
         }
 
         let footer = Box(vertical: false, spacing: 6)
-        let addCondition = Self.iconButton("list-add-symbolic", label: "Add _Condition")
+        let addCondition = Button.iconAndLabel("list-add-symbolic", label: "Add _Condition")
         addCondition.setAccessibleLabel(isRoot ? "Add a condition" : "Add a condition to this group")
         addCondition.onClicked(weakly(self) { $0.addCondition(to: node.id) })
-        let addGroup = Self.iconButton("list-add-symbolic", label: "Add _Group")
+        let addGroup = Button.iconAndLabel("list-add-symbolic", label: "Add _Group")
         addGroup.setAccessibleLabel(isRoot ? "Add a group" : "Add a group inside this group")
         addGroup.onClicked(weakly(self) { $0.addGroup(to: node.id) })
         addGroup.isSensitive = tree.canAddGroup(to: node.id)
@@ -272,37 +272,21 @@ extension FilterBuilderWindow {
 
     /// The node's ⋮ menu: Move Up, Move Down, Duplicate, Delete.
     private func addMenu(for id: Int, to line: Box, controls: inout NodeControls, kind: String) {
-        let items = Box(vertical: true)
         let position = tree.root.parent(of: id)
         let siblings: Int =
             if let (parent, _) = position, case .group(_, let children)? = tree.node(parent)?.content { children.count } else { 1 }
         let index = position?.1 ?? 0
-        let entries: [(String, String, Bool, @MainActor (FilterBuilderWindow) -> Void)] = [
-            ("Move Up", "Alt+↑", index > 0, { $0.move(id, by: -1) }),
-            ("Move Down", "Alt+↓", index + 1 < siblings, { $0.move(id, by: 1) }),
-            ("Duplicate", "Ctrl+D", true, { $0.duplicate(id) }),
-            ("Delete", "Ctrl+Delete", true, { $0.delete(id) }),
-        ]
-        let popover = Popover(child: items)
-        for (label, shortcut, enabled, action) in entries {
-            let item = Button(label: label)
-            item.addCSSClass("flat")
-            if let child = gtk_button_get_child(halo_button(item.raw)) { gtk_label_set_xalign(OpaquePointer(child), 0) }
-            item.tooltip = shortcut
-            item.isSensitive = enabled
-            item.setAccessibleLabel("\(label) this \(kind)")
-            item.onClicked { [weak self, weak popover] in
-                popover?.popdown()
-                if let self { action(self) }
-            }
-            items.append(item)
-            controls.menuItems[label] = item
-        }
-        let menu = MenuButton(iconName: "view-more-symbolic", tooltip: "Move, duplicate or delete this \(kind)", popover: popover)
-        menu.addCSSClass("flat")
-        menu.centerVertically()
-        line.append(menu)
-        controls.menuButton = menu
+        let menu = NodeMenu(
+            kind: kind, tooltip: "Move, duplicate or delete this \(kind)",
+            entries: [
+                .init(label: "Move Up", shortcut: "Alt+↑", isEnabled: index > 0, action: weakly(self) { $0.move(id, by: -1) }),
+                .init(label: "Move Down", shortcut: "Alt+↓", isEnabled: index + 1 < siblings, action: weakly(self) { $0.move(id, by: 1) }),
+                .init(label: "Duplicate", shortcut: "Ctrl+D", action: weakly(self) { $0.duplicate(id) }),
+                .init(label: "Delete", shortcut: "Ctrl+Delete", action: weakly(self) { $0.delete(id) }),
+            ])
+        line.append(menu.button)
+        controls.menuButton = menu.button
+        controls.menuItems = menu.items
     }
 
     private func tagRow(_ tag: FilterTag, at index: Int) -> TagRow {
@@ -334,17 +318,6 @@ extension FilterBuilderWindow {
         row.append(value)
         row.append(remove)
         return TagRow(container: row, name: name, value: value, remove: remove)
-    }
-
-    private static func iconButton(_ icon: String, label: String) -> Button {
-        let button = Button(sinking: UnsafeMutableRawPointer(gtk_button_new()))
-        let content = adw_button_content_new()
-        adw_button_content_set_icon_name(OpaquePointer(content), icon)
-        adw_button_content_set_label(OpaquePointer(content), label)
-        adw_button_content_set_use_underline(OpaquePointer(content), 1)
-        gtk_button_set_child(halo_button(button.raw), content)
-        button.addCSSClass("flat")
-        return button
     }
 
     // MARK: Problems and focus

@@ -44,7 +44,7 @@ final class FilterBuilderWindow {
     let moduleName: String
     let fields: [FilterField]
     /// The tree being edited, with its undo and redo (edited only through the window's methods).
-    var history: FilterTreeHistory
+    var history: EditHistory<FilterTree>
     var tree: FilterTree { history.current }
 
     /// Controls of each node on screen, by node id (rebuilt with the tree).
@@ -105,7 +105,7 @@ final class FilterBuilderWindow {
         self.search = search
         self.instanceSearch = instanceSearch
         self.onApply = onApply
-        history = FilterTreeHistory(tree)
+        history = EditHistory<FilterTree>(tree)
         window.title = "Filter \(moduleName)"
         windowTitle.title = "Filter \(moduleName)"
         gtk_window_set_hide_on_close(window.window, 1)
@@ -332,38 +332,5 @@ final class FilterBuilderWindow {
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
         else { return value.jsonString() }
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-extension TextView {
-    /// True while the keyboard is in the text view (its text is then the user's, not ours).
-    var hasFocus: Bool { gtk_widget_has_focus(widget) != 0 }
-
-    /// Underlines the character at a 1-based position (one past the end: the last one) and puts
-    /// the cursor there.
-    func markError(atCharacter character: Int) {
-        let buffer = gtk_text_view_get_buffer(raw.assumingMemoryBound(to: GtkTextView.self))
-        let table = gtk_text_buffer_get_tag_table(buffer)
-        if gtk_text_tag_table_lookup(table, "filter-error") == nil {
-            let tag = gtk_text_tag_new("filter-error")
-            halo_object_set_int(UnsafeMutableRawPointer(tag), "underline", gint(PANGO_UNDERLINE_ERROR.rawValue))
-            gtk_text_tag_table_add(table, tag)
-            g_object_unref(UnsafeMutableRawPointer(tag))
-        }
-        let count = Int(gtk_text_buffer_get_char_count(buffer))
-        let start = max(0, min(character - 1, count - 1))
-        var from = GtkTextIter(), to = GtkTextIter()
-        gtk_text_buffer_get_iter_at_offset(buffer, &from, gint(start))
-        gtk_text_buffer_get_iter_at_offset(buffer, &to, gint(start + 1))
-        gtk_text_buffer_apply_tag_by_name(buffer, "filter-error", &from, &to)
-        gtk_text_buffer_place_cursor(buffer, &from)
-    }
-
-    func clearErrorMark() {
-        let buffer = gtk_text_view_get_buffer(raw.assumingMemoryBound(to: GtkTextView.self))
-        guard gtk_text_tag_table_lookup(gtk_text_buffer_get_tag_table(buffer), "filter-error") != nil else { return }
-        var start = GtkTextIter(), end = GtkTextIter()
-        gtk_text_buffer_get_bounds(buffer, &start, &end)
-        gtk_text_buffer_remove_tag_by_name(buffer, "filter-error", &start, &end)
     }
 }

@@ -218,49 +218,6 @@ struct FilterTag: Equatable, Sendable {
     var value = ""
 }
 
-/// Undo and redo over whole trees (trees are small values).
-struct FilterTreeHistory: Sendable {
-    private(set) var current: FilterTree
-    private var undoStack: [FilterTree] = []
-    private var redoStack: [FilterTree] = []
-
-    init(_ tree: FilterTree) { current = tree }
-
-    var canUndo: Bool { !undoStack.isEmpty }
-    var canRedo: Bool { !redoStack.isEmpty }
-
-    /// The typing edits are merged under: one undo step per value typed, not per key.
-    private var lastTyping: String?
-
-    /// Applies an edit; an edit that changes nothing is not recorded. Edits with the same
-    /// `typing` key in a row (keys typed into one input) are one step.
-    @discardableResult
-    mutating func edit<Result>(typing: String? = nil, _ change: (inout FilterTree) -> Result) -> Result {
-        var next = current
-        let result = change(&next)
-        guard next != current else { return result }
-        if typing == nil || typing != lastTyping { undoStack.append(current) }
-        redoStack.removeAll()
-        current = next
-        lastTyping = typing
-        return result
-    }
-
-    mutating func undo() {
-        guard let previous = undoStack.popLast() else { return }
-        redoStack.append(current)
-        current = previous
-        lastTyping = nil
-    }
-
-    mutating func redo() {
-        guard let next = redoStack.popLast() else { return }
-        undoStack.append(current)
-        current = next
-        lastTyping = nil
-    }
-}
-
 extension FilterNode {
     /// The conditions under the node, in order (pre-order, as the wire tree lists comparisons).
     var conditions: [FilterCondition] {

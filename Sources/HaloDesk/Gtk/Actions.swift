@@ -36,4 +36,15 @@ enum Actions {
             }
         }
     }
+
+    /// Keyboard shortcuts (`<Alt>Up` → `json.move-up`) that act while the keyboard is anywhere
+    /// inside `widget`: a local controller, so several editors in one window each get their own.
+    static func addShortcuts(_ shortcuts: [(trigger: String, action: String)], to widget: Widget) {
+        let controller = gtk_shortcut_controller_new()
+        for (trigger, action) in shortcuts {
+            gtk_shortcut_controller_add_shortcut(
+                controller, gtk_shortcut_new(gtk_shortcut_trigger_parse_string(trigger), gtk_named_action_new(action)))
+        }
+        gtk_widget_add_controller(widget.widget, controller)
+    }
 }

@@ -164,3 +164,59 @@ enum URIOpener {
         }
     }
 }
+
+/// The ⋮ menu of one node of an editable tree (the filter builder's conditions and groups, the
+/// structured editor's JSON nodes): a flat button per action, its shortcut as the tooltip, its
+/// accessible name "<action> this <kind>".
+@MainActor
+struct NodeMenu {
+    struct Entry {
+        let label: String
+        let shortcut: String
+        var isEnabled = true
+        let action: @MainActor () -> Void
+    }
+
+    let button: MenuButton
+    /// The items by label (tests press them as a user would).
+    let items: [String: Button]
+
+    init(kind: String, tooltip: String, entries: [Entry]) {
+        let box = Box(vertical: true)
+        let popover = Popover(child: box)
+        var items: [String: Button] = [:]
+        for entry in entries {
+            let item = Button(label: entry.label)
+            item.addCSSClass("flat")
+            if let child = gtk_button_get_child(halo_button(item.raw)) { gtk_label_set_xalign(OpaquePointer(child), 0) }
+            item.tooltip = entry.shortcut
+            item.isSensitive = entry.isEnabled
+            item.setAccessibleLabel("\(entry.label) this \(kind)")
+            let action = entry.action
+            item.onClicked { [weak popover] in
+                popover?.popdown()
+                action()
+            }
+            box.append(item)
+            items[entry.label] = item
+        }
+        button = MenuButton(iconName: "view-more-symbolic", tooltip: tooltip, popover: popover)
+        button.addCSSClass("flat")
+        button.centerVertically()
+        self.items = items
+    }
+}
+
+extension Button {
+    /// A flat button with an icon and a label with a mnemonic ("Add _Condition").
+    static func iconAndLabel(_ icon: String, label: String) -> Button {
+        let button = Button(sinking: UnsafeMutableRawPointer(gtk_button_new()))
+        let content = adw_button_content_new()
+        adw_button_content_set_icon_name(OpaquePointer(content), icon)
+        adw_button_content_set_label(OpaquePointer(content), label)
+        adw_button_content_set_use_underline(OpaquePointer(content), 1)
+        gtk_button_set_child(halo_button(button.raw), content)
+        button.addCSSClass("flat")
+        return button
+    }
+}

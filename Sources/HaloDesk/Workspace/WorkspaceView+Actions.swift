@@ -1,6 +1,6 @@
 import CGtk
 
-/// The window actions the workspace adds (find, new, save, delete, refresh) and their shortcuts.
+/// The window actions the workspace adds (find, filter, new, save, delete, refresh, pocket) and their shortcuts.
 extension WorkspaceView {
     /// Window actions and their accelerators (the caller registers the accelerators with
     /// `gtk_application_set_accels_for_action`).
@@ -17,6 +17,7 @@ extension WorkspaceView {
                 if !TextFocus.deleteForward(in: view.widget) { view.deleteSelection() }
             })
         Actions.add("refresh", to: window, handler: weakly(self) { $0.refresh() })
+        Actions.add("pocket", to: window, handler: weakly(self) { $0.showPocket() })
         return [
             ("win.find", ["<Control>f"]), ("win.filter", ["<Control><Shift>f"]), ("win.new-instance", ["<Control>n"]),
             ("win.save", ["<Control>s"]),

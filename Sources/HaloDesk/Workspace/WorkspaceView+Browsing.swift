@@ -185,11 +185,10 @@ extension WorkspaceView {
     func resolveRelationNames() {
         let ids = Array(editor.relationButtons.keys)
         guard !ids.isEmpty else { return }
-        let content = session.core.content
         Task { @MainActor in
-            guard let found = try? await content.search(query: SearchQuery().instanceIds(ids).skipPagination()) else { return }
-            self.editor.showRelationNames(
-                Dictionary(found.instances.compactMap { i in i.id.map { ($0, i.name) } }, uniquingKeysWith: { a, _ in a }))
+            let found = await self.instanceChoices(ids: ids)
+            guard !found.isEmpty else { return }
+            self.editor.showRelationNames(found.mapValues(\.name))
         }
     }
 

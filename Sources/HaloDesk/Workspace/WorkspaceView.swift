@@ -34,6 +34,8 @@ final class WorkspaceView {
     let pendingButton: Button
     /// The Pending Edits window, once opened.
     private(set) var pendingEditsWindow: PendingEditsWindow?
+    /// The pocket window while open (one per workspace).
+    var pocketWindow: PocketWindow?
     let searchEntry: Editable
     let newButton: Button
     /// "Filter", with the number of conditions applied: opens the filter builder.

@@ -3,6 +3,8 @@ import HaloContentStore
 
 /// The JSON value type HALO content is carried in (instance values, pocket data).
 public typealias JSONValue = HaloContentStore.JSONValue
+/// Why JSON text was refused (and, for a syntax error, at which byte).
+public typealias JSONValueError = HaloContentStore.JSONValueError
 
 /// The 21 HALO field types (§9.3), shared with the server and the offline search.
 public typealias FieldType = HaloContentStore.FieldType

@@ -1,0 +1,153 @@
+import Foundation
+import HaloServices
+
+/// A named list of the pocket's `references`, as edited. HALO's rules (PROTOCOL §8.2) are three
+/// outcomes a save can have for a list, and the window shows which one each list is headed for:
+/// entries (the list is created or replaced), an empty list (Clear List: the list stays, empty),
+/// or deleted (Delete List: sent as null, the server removes it).
+struct PocketReferenceList: Equatable, Sendable {
+    var name: String
+    /// nil: the list is to be deleted.
+    var entries: [String]?
+
+    var wire: JSONValue { entries.map { .array($0.map(JSONValue.string)) } ?? .null }
+}
+
+/// One difference between the pocket as read and as edited, for the review before saving: a
+/// member of `data` (added, changed or removed) or a reference list.
+struct PocketChange: Equatable, Sendable, Identifiable {
+    enum Part: Equatable, Sendable, Hashable {
+        case dataMember(String)
+        case referenceList(String)
+    }
+
+    let part: Part
+    /// nil: not there before (added) or not there after (removed; null for a deleted list).
+    let current: JSONValue?
+    let new: JSONValue?
+
+    var id: Part { part }
+
+    /// The path the review shows ("data.theme", "references.favorites").
+    var path: String {
+        switch part {
+        case .dataMember(let key): "data.\(key)"
+        case .referenceList(let name): "references.\(name)"
+        }
+    }
+}
+
+/// The pocket window's whole document: `data` in the structured editor's draft and the reference
+/// lists, against the pocket as read (`original`), so the review lists each change and can revert
+/// it. One value, so one undo history covers every edit of the window.
+struct PocketDraft: Equatable, Sendable {
+    var data: JSONDraft
+    var references: [PocketReferenceList]
+    /// The pocket as read from the server, and its revision (the save's `If-Match`).
+    let originalData: [String: JSONValue]
+    let originalReferences: [String: [String]]
+    let revision: String?
+
+    init(_ pocket: Pocket) {
+        originalData = pocket.data
+        originalReferences = pocket.references
+        revision = pocket.revision
+        data = JSONDraft(.object(pocket.data), fixedRootType: .object)
+        references = pocket.references.keys.sorted().map { PocketReferenceList(name: $0, entries: pocket.references[$0]) }
+    }
+
+    // MARK: Reading
+
+    /// `data` as it would be saved (nil while the draft has a problem).
+    var dataValue: [String: JSONValue]? { (try? data.value())?.objectValue }
+
+    /// How many of the 2,000 characters `data` takes, counted as the server counts.
+    var dataLength: Int? { dataValue.map(Pocket.dataLength) }
+
+    /// Why the pocket cannot be saved as it is (nil: it can).
+    var saveProblem: String? {
+        if let problem = data.problems.first { return "A value in data needs fixing: \(problem.description)" }
+        if let length = dataLength, length > Pocket.dataCharacterLimit {
+            return
+                "Data is \(DisplayFormat.count(length)) characters, \(DisplayFormat.count(length - Pocket.dataCharacterLimit)) over the limit of \(DisplayFormat.count(Pocket.dataCharacterLimit)). Remove something to save."
+        }
+        if let name = repeatedListName { return "Two lists are named “\(name)”." }
+        if references.contains(where: { $0.name.trimmingCharacters(in: .whitespaces).isEmpty }) { return "Every list needs a name." }
+        return nil
+    }
+
+    private var repeatedListName: String? {
+        var seen = Set<String>()
+        return references.first { !seen.insert($0.name).inserted }?.name
+    }
+
+    /// Every difference from the pocket as read, data members first, each part in name order.
+    var changes: [PocketChange] {
+        var found: [PocketChange] = []
+        let edited = dataValue ?? originalData
+        for key in Set(originalData.keys).union(edited.keys).sorted() where originalData[key] != edited[key] {
+            found.append(PocketChange(part: .dataMember(key), current: originalData[key], new: edited[key]))
+        }
+        var listed = Set<String>()
+        for list in references.sorted(by: { $0.name < $1.name }) {
+            listed.insert(list.name)
+            let before = originalReferences[list.name]
+            if before == list.entries { continue }
+            found.append(
+                PocketChange(part: .referenceList(list.name), current: before.map { .array($0.map(JSONValue.string)) }, new: list.wire))
+        }
+        // A list removed from the window without Delete List (e.g. renamed) is deleted on the server.
+        for name in originalReferences.keys.sorted() where !listed.contains(name) {
+            found.append(
+                PocketChange(
+                    part: .referenceList(name), current: originalReferences[name].map { .array($0.map(JSONValue.string)) }, new: .null))
+        }
+        return found
+    }
+
+    /// The save: all of `data` (a save replaces it) and only the lists that changed (lists not
+    /// named are kept by the server), deleted ones as null.
+    func pocketToSave() -> Pocket? {
+        guard saveProblem == nil, let data = dataValue else { return nil }
+        let pocket = Pocket()
+        pocket.setData(data)
+        for change in changes {
+            guard case .referenceList(let name) = change.part else { continue }
+            pocket.setReferences(key: name, values: change.new?.arrayValue?.compactMap(\.stringValue))
+        }
+        return pocket
+    }
+
+    // MARK: Editing
+
+    /// Puts one part back as it was read.
+    mutating func revert(_ part: PocketChange.Part) {
+        switch part {
+        case .dataMember(let key):
+            data.setRootMember(key, to: originalData[key])
+        case .referenceList(let name):
+            if let index = references.firstIndex(where: { $0.name == name }) {
+                if let entries = originalReferences[name] {
+                    references[index].entries = entries
+                } else {
+                    references.remove(at: index)
+                }
+            } else if let entries = originalReferences[name] {
+                references.append(PocketReferenceList(name: name, entries: entries))
+                references.sort { $0.name < $1.name }
+            }
+        }
+    }
+
+    /// Adds an empty list named `name`; false when a list has that name already.
+    mutating func addList(named name: String) -> Bool {
+        guard !references.contains(where: { $0.name == name }) else { return false }
+        references.append(PocketReferenceList(name: name, entries: []))
+        return true
+    }
+
+    mutating func updateList(_ name: String, _ change: (inout PocketReferenceList) -> Void) {
+        guard let index = references.firstIndex(where: { $0.name == name }) else { return }
+        change(&references[index])
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import HaloServices
+
+/// The pocket window of the signed-in user (main menu → Pocket), and what it asks of the
+/// workspace: instance search for the reference lists, names of instance ids, opening one.
+extension WorkspaceView {
+    func showPocket() {
+        if let pocketWindow, pocketWindow.window.isVisible {
+            pocketWindow.present()
+            return
+        }
+        guard session.core.auth.currentUser != nil else {
+            toast("The pocket belongs to a signed-in account: sign in to edit it.")
+            return
+        }
+        let services = PocketWindow.Services(
+            auth: session.core.auth, search: instanceSearch(),
+            lookUp: { [weak self] ids in await self?.instanceChoices(ids: ids) ?? [:] },
+            openInstance: weakly(self) { view, id in view.openInstance(id: id) },
+            isOffline: { [weak self] in self.map { !$0.session.isLocal && !$0.connection.isOnline } ?? false })
+        do {
+            let window = try PocketWindow(parent: widget, services: services)
+            pocketWindow = window
+            window.present()
+        } catch {
+            toast("Could not open the pocket: \(error)")
+        }
+    }
+
+    /// The name and module of each of `ids` that is an instance (from the offline copy when offline).
+    func instanceChoices(ids: [String]) async -> [String: InstanceChoice] {
+        guard !ids.isEmpty,
+            let found = try? await session.core.content.search(
+                query: SearchQuery().instanceIds(ids).skipPagination(), offlinePolicy: connection.readPolicy)
+        else { return [:] }
+        let modules = sidebar.moduleNames
+        return Dictionary(
+            found.instances.compactMap { instance in
+                instance.id.map { ($0, InstanceChoice(id: $0, name: instance.name, moduleName: modules[instance.moduleId])) }
+            }, uniquingKeysWith: { first, _ in first })
+    }
+}
