@@ -117,7 +117,7 @@ def row_names(table):
     try:
         rows = next(child for child in table if child.getRole() == pyatspi.ROLE_LIST)
         return [row[0][0].name for row in rows]
-    except (GLib.Error, IndexError, StopIteration):
+    except (GLib.Error, IndexError, StopIteration, TypeError, AttributeError):  # a row went away mid-read (None)
         return None
 
 
