@@ -71,6 +71,11 @@ final class JSONDraftTests: XCTestCase {
         XCTAssertEqual(draft.root.key(of: settingsCopy), "settings copy")
         XCTAssertEqual(
             try draft.value().compactJSONText, #"{"key":"","list":[null,2,3,4],"settings":{},"settings copy":{}}"#)
+        // A duplicate copies what is there, problems included: text that is no number yet stays that text.
+        draft.set(copy, to: .number("4,5"))
+        let copyOfCopy = try XCTUnwrap(draft.duplicate(copy))
+        XCTAssertEqual(draft.node(copyOfCopy)?.content, .number("4,5"))
+        XCTAssertEqual(draft.problems.count, 2)
     }
 
     func testTextModeNamesLineAndColumnOfTheError() throws {

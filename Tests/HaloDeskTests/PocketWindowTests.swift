@@ -62,9 +62,12 @@ final class PocketWindowTests: XCTestCase {
             window.newListRow.asEditable.text = "tags"
             window.newListRow.apply()
             let tags = try XCTUnwrap(window.listControls["tags"])
-            tags.addEntryRow.asEditable.text = "summer"
+            // What the user typed shows as typed: never read as markup.
+            tags.addEntryRow.asEditable.text = "summer & <sun>"
             tags.addEntryRow.apply()
-            XCTAssertEqual(window.listControls["tags"]?.entries.map(\.row.title), ["summer"])
+            let tagRow = try XCTUnwrap(window.listControls["tags"]?.entries.first?.row)
+            XCTAssertEqual(tagRow.title, "summer & <sun>")
+            XCTAssertTrue(shownTexts(in: tagRow.widget).contains("summer & <sun>"), "\(shownTexts(in: tagRow.widget))")
             XCTAssertTrue(window.saveButton.isSensitive)
             try GUITestEnvironment.screenshots(of: window.window, named: "pocket-window")
 
@@ -80,6 +83,9 @@ final class PocketWindowTests: XCTestCase {
             XCTAssertEqual(theme.row.subtitle, #""dark" → "light""#)
             XCTAssertEqual(window.reviewRows.first { $0.change.path == "references.old" }?.row.subtitle, #"["x"] → null"#)
             XCTAssertEqual(window.reviewRows.first { $0.change.path == "references.recent" }?.row.subtitle, #"["a","b"] → []"#)
+            let tagsChange = try XCTUnwrap(window.reviewRows.first { $0.change.path == "references.tags" }?.row)
+            XCTAssertTrue(
+                shownTexts(in: tagsChange.widget).contains(#"(none) → ["summer & <sun>"]"#), "\(shownTexts(in: tagsChange.widget))")
             try GUITestEnvironment.screenshots(of: window.window, named: "pocket-review")
             theme.revert.click()
             XCTAssertFalse(window.reviewRows.contains { $0.change.path == "data.theme" })
@@ -94,7 +100,7 @@ final class PocketWindowTests: XCTestCase {
                 JSONValue.object(pocket.data).compactJSONText,
                 #"{"code":"+1","count":12,"enabled":true,"nested":{"list":[1,2]},"theme":"dark"}"#)
             XCTAssertEqual(
-                pocket.references, ["favorites": [productId], "recent": [], "tags": ["summer"]], "old deleted, recent kept empty")
+                pocket.references, ["favorites": [productId], "recent": [], "tags": ["summer & <sun>"]], "old deleted, recent kept empty")
             // The wire: the cleared list is [] and the deleted one gone (it was sent as null).
             XCTAssertEqual(pocket.wireJSON["references"]?["recent"], .array([]))
             XCTAssertNil(pocket.wireJSON["references"]?["old"])

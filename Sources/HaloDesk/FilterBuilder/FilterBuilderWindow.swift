@@ -196,7 +196,7 @@ final class FilterBuilderWindow {
             textStatusLabel.isVisible = false
             // The list's query (first page aside).
             let request = baseQuery.filters(filters).segment(segment)
-            requestView.text = Self.prettyJSON(request.body())
+            requestView.text = request.body().indentedText
             countMatches(request)
         } else {
             textStatusLabel.text = "The text follows once every condition is complete."
@@ -325,12 +325,5 @@ final class FilterBuilderWindow {
         Actions.add("delete", to: group, handler: weakly(self) { view in view.focusedNode.map(view.delete) })
         gtk_widget_insert_action_group(window.widget, "filter", OpaquePointer(group.raw))
         actions = group
-    }
-
-    static func prettyJSON(_ value: JSONValue) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: value.data(sortedKeys: true), options: [.fragmentsAllowed]),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
-        else { return value.jsonString() }
-        return String(decoding: data, as: UTF8.self)
     }
 }

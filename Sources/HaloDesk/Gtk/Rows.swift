@@ -36,8 +36,11 @@ final class PreferencesGroup: Widget {
 final class ActionRow: Widget {
     override class var gType: GType { adw_action_row_get_type() }
 
+    /// A row showing `title` and `subtitle` as written: plain text, not Pango markup (which is
+    /// libadwaita's default), since rows made in code show names and values users typed.
     convenience init(title: String, subtitle: String? = nil) {
         self.init(sinking: UnsafeMutableRawPointer(adw_action_row_new()))
+        adw_preferences_row_set_use_markup(preferencesRow, 0)
         self.title = title
         if let subtitle { self.subtitle = subtitle }
     }
@@ -53,13 +56,6 @@ final class ActionRow: Widget {
     var subtitle: String {
         get { swiftString(adw_action_row_get_subtitle(row)) ?? "" }
         set { adw_action_row_set_subtitle(row, newValue) }
-    }
-
-    /// Whether title and subtitle are Pango markup (libadwaita's default). Rows showing what a
-    /// user typed turn it off, so `<` or `&` shows as written.
-    var usesMarkup: Bool {
-        get { adw_preferences_row_get_use_markup(preferencesRow) != 0 }
-        set { adw_preferences_row_set_use_markup(preferencesRow, newValue ? 1 : 0) }
     }
 
     func addSuffix(_ widget: Widget) { adw_action_row_add_suffix(row, widget.widget) }
@@ -78,8 +74,10 @@ final class ActionRow: Widget {
 final class ExpanderRow: Widget {
     override class var gType: GType { adw_expander_row_get_type() }
 
+    /// A row titled `title` as written (plain text, as `ActionRow(title:subtitle:)`).
     convenience init(title: String) {
         self.init(sinking: UnsafeMutableRawPointer(adw_expander_row_new()))
+        adw_preferences_row_set_use_markup(raw.assumingMemoryBound(to: AdwPreferencesRow.self), 0)
         adw_preferences_row_set_title(raw.assumingMemoryBound(to: AdwPreferencesRow.self), title)
     }
 

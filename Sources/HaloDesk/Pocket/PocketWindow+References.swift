@@ -33,21 +33,17 @@ extension PocketWindow {
             let choice = instanceNames[entry]
             let entryRow = ActionRow(
                 title: choice?.name ?? entry, subtitle: choice.map { "\($0.moduleName ?? "Instance") · \(entry)" } ?? "")
-            gtk_widget_add_css_class(entryRow.widget, "property")
             if choice != nil {
-                let open = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("go-next-symbolic")))
-                open.addCSSClass("flat")
+                let open = Button(
+                    iconName: "go-next-symbolic", accessibleLabel: "Open \(choice?.name ?? entry)", tooltip: "Open this instance")
                 open.centerVertically()
-                open.tooltip = "Open this instance"
-                open.setAccessibleLabel("Open \(choice?.name ?? entry)")
                 open.onClicked(weakly(self) { window in window.services.openInstance(entry) })
                 entryRow.addSuffix(open)
             }
-            let remove = Button(sinking: UnsafeMutableRawPointer(gtk_button_new_from_icon_name("list-remove-symbolic")))
-            remove.addCSSClass("flat")
+            let remove = Button(
+                iconName: "list-remove-symbolic", accessibleLabel: "Remove \(choice?.name ?? entry) from \(name)",
+                tooltip: "Remove from the list")
             remove.centerVertically()
-            remove.tooltip = "Remove from the list"
-            remove.setAccessibleLabel("Remove \(choice?.name ?? entry) from \(name)")
             remove.onClicked(weakly(self) { window in window.editLists { $0.updateList(name) { $0.entries?.remove(at: index) } } })
             entryRow.addSuffix(remove)
             row.addRow(entryRow)

@@ -205,7 +205,6 @@ final class PocketWindow {
         reviewRows.forEach { reviewGroup.remove($0.row) }
         reviewRows = draft.changes.map { change in
             let row = ActionRow(title: change.path, subtitle: "\(Self.preview(change.current)) → \(Self.preview(change.new))")
-            gtk_widget_add_css_class(row.widget, "property")
             let revert = Button(label: "Revert")
             revert.addCSSClass("flat")
             revert.centerVertically()
@@ -274,10 +273,10 @@ final class PocketWindow {
     }
 
     private static func pretty(_ pocket: Pocket) -> String {
-        JSONDraft(
-            .object(["data": .object(pocket.data), "references": .object(pocket.references.mapValues { .array($0.map(JSONValue.string)) })])
-        )
-        .text
+        JSONValue.object([
+            "data": .object(pocket.data), "references": .object(pocket.references.mapValues { .array($0.map(JSONValue.string)) }),
+        ])
+        .indentedText
     }
 
     /// A value in one line for the review (long ones cut).

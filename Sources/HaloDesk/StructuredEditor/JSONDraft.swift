@@ -219,7 +219,9 @@ struct JSONDraft: Equatable, Sendable {
     @discardableResult
     mutating func duplicate(_ id: Int) -> Int? {
         guard let (parent, index) = root.parent(of: id), let original = node(id) else { return nil }
-        let copy = node(for: Self.value(of: original))
+        // Copied node by node (not through its value): text that is not a number yet and repeated
+        // names are copied as they are, problems included, never turned into something else.
+        let copy = renumbered(original)
         root.update(parent.id) { node in
             switch node.content {
             case .array(var items):
@@ -286,6 +288,17 @@ struct JSONDraft: Equatable, Sendable {
                 id: id,
                 content: .object(
                     members.keys.sorted().map { key in JSONDraftNode.Member(key: key, value: node(for: members[key] ?? .null)) }))
+        }
+    }
+
+    /// The same node with new ids throughout.
+    private mutating func renumbered(_ node: JSONDraftNode) -> JSONDraftNode {
+        let id = takeId()
+        switch node.content {
+        case .array(let items): return JSONDraftNode(id: id, content: .array(items.map { renumbered($0) }))
+        case .object(let members):
+            return JSONDraftNode(id: id, content: .object(members.map { JSONDraftNode.Member(key: $0.key, value: renumbered($0.value)) }))
+        default: return JSONDraftNode(id: id, content: node.content)
         }
     }
 
@@ -424,4 +437,9 @@ struct JSONTextProblem: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     var description: String { "Line \(line), column \(column): \(message)" }
+}
+
+extension JSONValue {
+    /// Indented JSON text, keys sorted (the filter builder's request, the pocket's versions).
+    var indentedText: String { JSONDraft(self).text }
 }

@@ -179,7 +179,7 @@ final class StructuredValueEditor {
             entry.onChanged { [weak self, weak entry] in
                 guard let self, let entry, !self.isRendering else { return }
                 let text = entry.text
-                self.change(typing: "key-\(node.id)") { $0.rename(node.id, to: text) }
+                self.edit(typing: "key-\(node.id)") { $0.rename(node.id, to: text) }
             }
             row.append(entry)
             keyEntry = entry
@@ -193,7 +193,10 @@ final class StructuredValueEditor {
             options: types.map(\.label), selected: types.firstIndex(of: node.type), placeholder: node.type.label,
             accessibleLabel: "Type of \(path)"
         ) { [weak self] picked in
-            self?.change(focus: (node.id, .type)) { $0.changeType(of: node.id, to: types[picked]) }
+            self?.restructure { draft in
+                draft.changeType(of: node.id, to: types[picked])
+                return (node.id, .type)
+            }
         }
         picker.button.addCSSClass("json-type")
         picker.button.isSensitive = !(node.id == draft.root.id && draft.fixedRootType != nil)
@@ -247,7 +250,7 @@ final class StructuredValueEditor {
             entry.onChanged { [weak self, weak entry] in
                 guard let self, let entry, !self.isRendering else { return }
                 let typed = entry.text
-                self.change(typing: "value-\(node.id)") { $0.set(node.id, to: isNumber ? .number(typed) : .string(typed)) }
+                self.edit(typing: "value-\(node.id)") { $0.set(node.id, to: isNumber ? .number(typed) : .string(typed)) }
             }
             row.append(entry)
             controls.valueEntry = entry
@@ -258,7 +261,7 @@ final class StructuredValueEditor {
             toggle.onToggled { [weak self, weak toggle] in
                 guard let self, let toggle, !self.isRendering else { return }
                 let on = toggle.isOn
-                self.change { $0.set(node.id, to: .bool(on)) }
+                self.edit(typing: nil) { $0.set(node.id, to: .bool(on)) }
             }
             row.append(toggle)
             controls.valueSwitch = toggle
@@ -292,21 +295,22 @@ final class StructuredValueEditor {
 
     /// Adds a member (named "key", "key 2", …) or an item (a string) and puts the keyboard on it.
     func addChild(to containerId: Int) {
-        var added: Int?
-        change { draft in added = draft.addMember(to: containerId) ?? draft.addItem(to: containerId) }
-        pendingFocus = added.map { id in (id, draft.root.key(of: id) != nil ? .key : .value) }
-        render()
+        restructure { draft in
+            let added = draft.addMember(to: containerId) ?? draft.addItem(to: containerId)
+            return added.map { id in (id, draft.root.key(of: id) != nil ? .key : .value) }
+        }
     }
 
     func move(_ id: Int, by offset: Int) {
-        change(focus: (id, focusedTarget()?.1 ?? .menu)) { $0.move(id, by: offset) }
+        let role = focusedTarget()?.1 ?? .menu
+        restructure { draft in
+            draft.move(id, by: offset)
+            return (id, role)
+        }
     }
 
     func duplicate(_ id: Int) {
-        var copy: Int?
-        change { copy = $0.duplicate(id) }
-        pendingFocus = copy.map { ($0, .menu) }
-        render()
+        restructure { draft in draft.duplicate(id).map { ($0, .menu) } }
     }
 
     /// Removes the node; the keyboard goes to the next sibling, else the previous, else the parent's Add.
@@ -314,20 +318,26 @@ final class StructuredValueEditor {
         guard let (parent, index) = draft.root.parent(of: id) else { return }
         let siblings = parent.children
         let neighbour = index + 1 < siblings.count ? siblings[index + 1].id : index > 0 ? siblings[index - 1].id : nil
-        change(focus: neighbour.map { ($0, .menu) } ?? (parent.id, .add)) { $0.remove(id) }
+        restructure { draft in
+            draft.remove(id)
+            return neighbour.map { ($0, .menu) } ?? (parent.id, .add)
+        }
     }
 
-    /// An edit from the tree: structural edits (with `focus`) rebuild the rows, typing does not.
-    private func change(typing: String? = nil, focus: (Int, Role)? = nil, _ edit: (inout JSONDraft) -> Void) {
-        write(typing, edit)
-        if let focus {
-            pendingFocus = focus
-            render()
-        } else if typing == nil {
-            render()
-        } else {
-            showProblems()
-        }
+    /// An edit that leaves the rows as they are (typing, a switch); keys typed into one input
+    /// (the same `typing`) are one undo step.
+    private func edit(typing: String?, _ change: (inout JSONDraft) -> Void) {
+        write(typing, change)
+        showProblems()
+        onChanged?()
+    }
+
+    /// A structural edit: the rows are rebuilt and the keyboard goes to the control `change` names.
+    private func restructure(_ change: (inout JSONDraft) -> (Int, Role)?) {
+        var focus: (Int, Role)?
+        write(nil) { focus = change(&$0) }
+        pendingFocus = focus
+        render()
         onChanged?()
     }
 

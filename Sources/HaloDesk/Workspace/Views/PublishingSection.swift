@@ -212,7 +212,6 @@ final class PublishingSection {
         tagRows = tags.enumerated().map { index, tag in
             let text = Publication.text(of: tag)
             let row = ActionRow(title: text)
-            row.usesMarkup = false
             let remove = Button(iconName: "user-trash-symbolic", accessibleLabel: "Remove tag \(text)", tooltip: "Remove this tag")
             remove.centerVertically()
             remove.onClicked(weakly(self) { $0.removeTag(at: index) })
