@@ -40,12 +40,11 @@ enum SavedViewsError: Error, CustomStringConvertible {
 
 /// The views in the pocket under `data.haloDesk.views`. A pocket save replaces all of `data`,
 /// so each change is a read-modify-write guarded by the pocket's revision (`If-Match`): when
-/// another computer saved in between, the change is redone on what it saved, never over it.
+/// another computer saved in between, the change is redone on what it saved, never over it
+/// (`AuthManager.changePocket`).
 struct PocketViewStore: SavedViewStore {
     let auth: AuthManager
     var followsUser: Bool { true }
-    /// Redos of one change when other computers keep saving (then the error is shown).
-    private let attempts = 4
 
     init(auth: AuthManager) { self.auth = auth }
 
@@ -57,9 +56,8 @@ struct PocketViewStore: SavedViewStore {
     func change(_ change: @escaping @Sendable (inout SavedViewList) throws -> Void) async throws -> (
         views: SavedViewList, pocketUsed: Int?
     ) {
-        var pocket = try await auth.getPocket(filterReferences: [])  // `data` only: the lists stay as they are
-        var attempt = 1
-        while true {
+        // `data` only: the lists stay as they are.
+        let saved = try await auth.changePocket(filterReferences: []) { pocket in
             var views = SavedViewList(pocketData: pocket.data)
             try change(&views)
             let data = views.stored(in: pocket.data)
@@ -69,15 +67,9 @@ struct PocketViewStore: SavedViewStore {
             }
             let update = Pocket()
             update.setData(data)
-            do {
-                let saved = try await auth.savePocket(update, ifRevision: pocket.revision)
-                return (SavedViewList(pocketData: saved.data), Pocket.dataLength(saved.data))
-            } catch {
-                guard let current = error.conflictingPocket, attempt < attempts else { throw error }
-                pocket = current
-                attempt += 1
-            }
-        }
+            return update
+        }.pocket
+        return (SavedViewList(pocketData: saved.data), Pocket.dataLength(saved.data))
     }
 }
 

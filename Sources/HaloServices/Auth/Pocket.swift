@@ -22,13 +22,20 @@ public final class Pocket: Sendable, CustomStringConvertible {
     private let state: Mutex<State>
 
     /// The server's revision of this pocket (our extension, PROTOCOL §23.9: the answer's ETag),
-    /// to pass to `savePocket(_:ifRevision:)`. nil for a pocket made here, read from the offline
-    /// copy, or served by a HALO server without revisions.
+    /// to pass to `savePocket(_:ifRevision:)`. For a pocket read from the offline copy, the
+    /// revision the copy was read at (the server may have moved on: a save with it is then
+    /// refused, never applied over the newer pocket). nil for a pocket made here, a copy kept by
+    /// an earlier version, or a pocket served by a HALO server without revisions.
     public let revision: String?
 
     public init() {
         state = Mutex(State())
         revision = nil
+    }
+
+    private init(state: State, revision: String?) {
+        self.state = Mutex(state)
+        self.revision = revision
     }
 
     /// Reads a pocket response: `references` lists may be null, `data` any object.
@@ -49,6 +56,9 @@ public final class Pocket: Sendable, CustomStringConvertible {
 
     /// Reference lists by key (lists marked for removal are left out).
     public var references: [String: [String]] { state.withLock { $0.references.compactMapValues { $0 } } }
+
+    /// The reference lists as a save sends them: nil for a list marked for removal (sent as null).
+    public var referencesToSave: [String: [String]?] { state.withLock { $0.references } }
 
     /// The custom JSON object.
     public var data: [String: JSONValue] { state.withLock { $0.data } }
@@ -146,20 +156,68 @@ public final class Pocket: Sendable, CustomStringConvertible {
     }
 
     public var description: String { wireJSON.jsonString(sortedKeys: true) }
+
+    /// The pocket a save of `save` leaves on a server holding this one (§8.2): `save`'s `data`
+    /// replaces this `data`, each list `save` names replaces this one or (null) deletes it, the
+    /// other lists stay. It keeps this pocket's revision: it shows what the save would make of it.
+    public func applying(_ save: Pocket) -> Pocket {
+        var lists = references
+        for (key, list) in save.referencesToSave { lists[key] = list }
+        return Pocket(state: State(references: lists.mapValues { .some($0) }, data: save.data), revision: revision)
+    }
+
+    /// Same lists and data (revisions aside).
+    public func hasSameContent(as other: Pocket) -> Bool { wireJSON == other.wireJSON }
+
+    /// Where the offline cache keeps `owner`'s pocket as read with `filter` (nil: the whole pocket):
+    /// per user, so after a change of user, offline, the previous user's pocket never shows.
+    static func keptAnswerKey(owner: String, filter: [String]?) -> String {
+        "pocket-\(owner)-" + (filter.map { $0.isEmpty ? [""] : $0 } ?? []).joined(separator: ",")
+    }
+
+    /// A pocket answer as the cache keeps it: the body with the revision it came with, in one
+    /// value, so a copy and its revision can never be stored apart (a revision newer than the copy
+    /// would let a save pass over changes its author never saw).
+    static func keptCopy(of response: HTTPResponse) -> Data {
+        keptCopy(wire: (try? response.json()) ?? .object([:]), revision: response.headers["etag"])
+    }
+
+    static func keptCopy(wire: JSONValue, revision: String?) -> Data {
+        var kept: [String: JSONValue] = ["pocket": wire]
+        if let revision { kept["revision"] = .string(revision) }
+        return JSONValue.object(kept).data(sortedKeys: true)
+    }
+
+    /// Reads a kept copy back; a copy kept by an earlier version (the bare answer) has no revision.
+    convenience init(keptCopy body: Data) throws(HaloError) {
+        let kept: JSONValue
+        do { kept = try JSONValue(data: body) } catch { throw .cache(message: "The kept pocket is not JSON: \(error)") }
+        if let pocket = kept["pocket"] {
+            try self.init(wire: pocket, revision: kept["revision"]?.stringValue)
+        } else {
+            try self.init(wire: kept)
+        }
+    }
 }
 
 extension AuthManager {
     /// Reads the logged-in user's pocket (§8.1). `filterReferences`: nil = everything, a list =
     /// only those reference lists, `[]` = data only (sent as one empty `filterReferences[]`).
     public func getPocket(filterReferences: [String]? = nil) async throws(HaloError) -> Pocket {
+        try await getPocket(filterReferences: filterReferences, offlinePolicy: nil)
+    }
+
+    /// `getPocket` under `offlinePolicy` (nil: the core's default). Offline, the copy comes with
+    /// the revision it was read at.
+    func getPocket(filterReferences: [String]?, offlinePolicy: OfflinePolicy?) async throws(HaloError) -> Pocket {
         let core = try requireCore()
         let keys = filterReferences.map { $0.isEmpty ? [""] : $0 } ?? []
         let query = keys.map { URLQueryItem(name: "filterReferences[]", value: $0) }
-        let call = APIRequest(.get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus)
-        // Kept per user: after a change of user, offline, the previous user's pocket must not show.
-        let owner = currentUser?.account ?? "-"
-        let response = try await core.perform(call, cacheKey: "pocket-\(owner)-" + keys.joined(separator: ","))
-        // An answer from the offline copy carries no ETag: its revision may be stale.
+        let call = APIRequest(
+            .get, "api/segmentation/identified-pocket/self", query: query, authenticationMode: .appPlus, offlinePolicy: offlinePolicy)
+        let key = Pocket.keptAnswerKey(owner: currentUser?.account ?? "-", filter: filterReferences)
+        let response = try await core.perform(call, cacheKey: key, keep: Pocket.keptCopy(of:))
+        if AnswerSource(response).isFromCache { return try Pocket(keptCopy: response.body) }
         return try Pocket(wire: try response.json(), revision: response.headers["etag"])
     }
 
@@ -178,7 +236,17 @@ extension AuthManager {
             .put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
             headers: ifRevision.map { ["If-Match": $0] } ?? [:], authenticationMode: .appPlus)
         let response = try await core.perform(call)
-        return try Pocket(wire: try response.json(), revision: response.headers["etag"])
+        let saved = try Pocket(wire: try response.json(), revision: response.headers["etag"])
+        await keepCopy(of: response, core: core)
+        return saved
+    }
+
+    /// Keeps a save's answer (the whole pocket) as the offline copy, when the core keeps copies:
+    /// an edit made offline after this save is then based on it, not on an older read.
+    private func keepCopy(of response: HTTPResponse, core: CoreManager) async {
+        guard core.defaultOfflinePolicy != .none, let account = currentUser?.account, let cache = try? core.offlineCache() else { return }
+        let key = Pocket.keptAnswerKey(owner: account, filter: nil)
+        try? await BlockingWork.run(name: "halo-cache-write") { try cache.storeResponse(Pocket.keptCopy(of: response), forKey: key) }
     }
 
     /// The seed's form of `getPocket`.

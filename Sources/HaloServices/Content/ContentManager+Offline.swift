@@ -117,11 +117,13 @@ extension CoreManager {
     }
 
     /// Sends `call` under its offline policy (else `defaultOfflinePolicy`), keeping its answer
-    /// under `cacheKey`. `local` computes an answer body from the cache (see `HaloCache.answer`).
-    func perform(_ call: APIRequest, cacheKey: String, local: @escaping () throws -> ComputedAnswer<Data>? = { nil })
-        async throws(HaloError)
-        -> HTTPResponse
-    {
+    /// under `cacheKey`: its body, or what `keep` makes of the response (an answer served from the
+    /// cache then has that as its body). `local` computes an answer body from the cache (see
+    /// `HaloCache.answer`).
+    func perform(
+        _ call: APIRequest, cacheKey: String, keep: @escaping (HTTPResponse) -> Data = \.body,
+        local: @escaping () throws -> ComputedAnswer<Data>? = { nil }
+    ) async throws(HaloError) -> HTTPResponse {
         let policy = call.offlinePolicy ?? defaultOfflinePolicy
         if policy == .none { return try await perform(call) }
         let cache = try offlineCache()
@@ -134,7 +136,7 @@ extension CoreManager {
             return try await cache.answer(
                 policy: policy, key: cacheKey, timeToLive: call.cacheTimeToLive ?? cacheTimeToLive,
                 load: {
-                    let response = try await self.perform(call); return (response, response.body)
+                    let response = try await self.perform(call); return (response, keep(response))
                 },
                 decode: fromCache,
                 local: {

@@ -105,7 +105,8 @@ public final class Outbox: Sendable {
         try entries().filter { $0.state == .pending }
     }
 
-    /// Whether any entry is still to be sent (cheaper than `pending()`).
+    /// Whether an instance edit is still to be sent (cheaper than `pending()`). A waiting pocket
+    /// save does not count: it never holds instance edits back, as they touch different data.
     public func hasPending() throws -> Bool {
         try cache.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM outbox_entry WHERE state = 'pending')") ?? false }
     }
@@ -118,12 +119,14 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// How many entries are in each state, counted by SQLite (cheap enough to ask after every
-    /// request: no entry is decoded).
+    /// How many entries (pocket saves included) are in each state, counted by SQLite (cheap enough
+    /// to ask after every request: no entry is decoded).
     public func stateCounts() throws -> (pending: Int, conflicts: Int, failed: Int) {
         try cache.read { db in
             var counts = (pending: 0, conflicts: 0, failed: 0)
-            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox_entry GROUP BY state") {
+            let sql =
+                "SELECT state, count(*) AS n FROM (SELECT state FROM outbox_entry UNION ALL SELECT state FROM outbox_pocket) GROUP BY state"
+            for row in try Row.fetchAll(db, sql: sql) {
                 let n: Int = row["n"]
                 switch row["state"] as String {
                 case "pending": counts.pending = n
@@ -197,9 +200,10 @@ public final class Outbox: Sendable {
 
     // MARK: Sending
 
-    /// Sends every pending entry in order. Stops at the first network failure (the rest stays
-    /// pending); server refusals become conflicts or failures and do not stop later entries,
-    /// except later entries of the same instance, which wait behind a conflict.
+    /// Sends every pending entry in order, then the waiting pocket save (`Outbox+Pocket`). Stops
+    /// at the first network failure (the rest stays pending); server refusals become conflicts or
+    /// failures and do not stop later entries, except later entries of the same instance, which
+    /// wait behind a conflict.
     @discardableResult
     public func flush() async throws -> OutboxFlushReport {
         // A flush already under way sends everything pending: this call has nothing to add.
@@ -235,6 +239,7 @@ public final class Outbox: Sendable {
                 return (report, blocked)
             }
         }
+        try await sendPockets(&report)
         return report
     }
 

@@ -44,6 +44,49 @@ public struct OutboxFlushReport: Sendable, Equatable {
     public var refusals: [Int64: HaloError] = [:]
     /// Set when the server could not be reached; everything not yet sent stays pending.
     public var networkError: HaloError?
+    /// Pocket saves the server accepted, that became conflicts, or that it refused.
+    public var sentPockets: [OutboxPocketEntry] = []
+    public var pocketConflicts: [OutboxPocketEntry] = []
+    public var failedPockets: [OutboxPocketEntry] = []
+}
+
+/// A pocket save waiting in the outbox (one per user: a later save joins it), or stuck in it.
+/// The pocket is not content: it has no instance, so it is an entry of its own.
+public struct OutboxPocketEntry: Sendable, Hashable, Identifiable {
+    public enum State: Sendable, Hashable {
+        /// Waiting to be sent.
+        case pending
+        /// Someone saved the pocket after the version this save was made on: the pocket the server
+        /// holds now, with its revision. Resolve with `Outbox.resolve(_:keeping:)`.
+        case conflict(server: JSONValue, revision: String?)
+        /// The server refused the save for another reason; it stays visible until discarded.
+        case failed(message: String)
+    }
+
+    /// Whose pocket (`User.account`).
+    public let owner: String
+    public var id: String { owner }
+    /// The save as `savePocket` sends it: all of `data`, the lists it changes (null: deleted).
+    public let saveJSON: JSONValue
+    /// The pocket the save was made on, and its revision: the `If-Match` of the replay.
+    public let baseJSON: JSONValue
+    public let baseRevision: String?
+    public let queuedAt: Date
+    public let state: State
+    /// The last network error met while sending (the entry is still pending).
+    public let lastError: String?
+
+    /// The save to send.
+    public var save: Pocket { (try? Pocket(wire: saveJSON)) ?? Pocket() }
+    /// The pocket the save was made on.
+    public var base: Pocket { (try? Pocket(wire: baseJSON, revision: baseRevision)) ?? Pocket() }
+    /// The pocket as the save leaves it, on the base it was made on.
+    public var result: Pocket { base.applying(save) }
+    /// In a conflict, the pocket the server holds now.
+    public var server: Pocket? {
+        guard case .conflict(let wire, let revision) = state else { return nil }
+        return try? Pocket(wire: wire, revision: revision)
+    }
 }
 
 /// How to settle a conflict.

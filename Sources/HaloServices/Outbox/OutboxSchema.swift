@@ -10,6 +10,8 @@ import Logging
 /// - `outbox_entry`: edits waiting for the server, in order; conflicts keep the server's copy.
 /// - `outbox_base`: the server's copy of instances a waiting edit covers in the content tables
 ///   (see `OutboxShadow`); body NULL when the cache did not hold it.
+/// - `outbox_pocket`: a pocket save waiting for the server, one per user (`Outbox+Pocket`): the
+///   save, the pocket it was made on and that pocket's revision; a conflict keeps the server's.
 ///
 /// In WAL mode a transaction over two files is atomic in each file, not across them: after a
 /// crash between the two commits the content tables may lack a waiting edit's shadow, so every
@@ -40,6 +42,22 @@ enum OutboxSchema {
                     );
                     CREATE INDEX outbox_entry_instance ON outbox_entry(instance_id);
                     CREATE TABLE outbox_base (instance_id TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("outbox_v2_pocket") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox_pocket (
+                        owner TEXT PRIMARY KEY,
+                        body TEXT NOT NULL,
+                        base_body TEXT NOT NULL,
+                        base_revision TEXT,
+                        queued_at INTEGER NOT NULL,
+                        state TEXT NOT NULL DEFAULT 'pending',
+                        server_copy TEXT,
+                        server_revision TEXT,
+                        last_error TEXT
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator
