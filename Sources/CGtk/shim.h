@@ -57,6 +57,10 @@ static inline void halo_accessible_set_label(GtkAccessible *a, const char *label
 static inline void halo_accessible_set_description(GtkAccessible *a, const char *text) {
     gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
 }
+/* Tests (GTK_A11Y=test): NULL when the label is `label`, else what differs (g_free it). */
+static inline char *halo_test_accessible_check_label(GtkAccessible *a, const char *label) {
+    return gtk_test_accessible_check_property(a, GTK_ACCESSIBLE_PROPERTY_LABEL, label);
+}
 
 // --- GObject properties (variadic in C) -------------------------------------------------------
 static inline void halo_object_set_bool(gpointer object, const char *name, gboolean value) {

@@ -234,7 +234,8 @@ final class WorkspaceTests: XCTestCase {
             let accelerators = view.installActions(on: actions)
             XCTAssertEqual(accelerators.first { $0.action == "win.new-instance" }?.accelerators, ["<Control>n"])
             XCTAssertEqual(
-                Set(accelerators.map(\.action)), ["win.find", "win.filter", "win.new-instance", "win.save", "win.delete", "win.refresh"])
+                Set(accelerators.map(\.action)),
+                ["win.find", "win.filter", "win.new-instance", "win.save", "win.delete", "win.refresh", "win.favorite"])
             g_action_group_activate_action(OpaquePointer(actions.raw), "new-instance", nil)
             XCTAssertTrue(view.editor.isNew)
             view.saveButton.click()

@@ -118,6 +118,11 @@ final class Button: Widget {
         set { gtk_button_set_label(halo_button(raw), newValue) }
     }
 
+    var iconName: String {
+        get { swiftString(gtk_button_get_icon_name(halo_button(raw))) ?? "" }
+        set { gtk_button_set_icon_name(halo_button(raw), newValue) }
+    }
+
     @discardableResult
     func onClicked(_ handler: @escaping @MainActor () -> Void) -> SignalConnection {
         on("clicked", handler)

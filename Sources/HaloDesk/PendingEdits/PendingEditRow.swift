@@ -14,10 +14,10 @@ struct OutboxCounts: Equatable {
         self.failed = failed
     }
 
-    init(_ entries: [OutboxEntry]) {
-        for entry in entries {
-            switch entry.state {
-            case .pending: waiting += 1
+    init(_ standings: [PendingStanding]) {
+        for standing in standings {
+            switch standing {
+            case .waiting: waiting += 1
             case .conflict: conflicts += 1
             case .failed: failed += 1
             }
@@ -34,6 +34,79 @@ struct OutboxCounts: Equatable {
         if conflicts > 0 { parts.append("\(conflicts) conflict\(conflicts == 1 ? "" : "s")") }
         if failed > 0 { parts.append("\(failed) failed") }
         return parts.joined(separator: " · ")
+    }
+}
+
+/// Where an outbox entry stands, an instance edit or a pocket save alike.
+enum PendingStanding: Equatable {
+    /// Waiting to be sent; `lastAttempt` is the last network error met.
+    case waiting(lastAttempt: String?)
+    /// The server's copy changed after the edit was made: both are kept.
+    case conflict
+    /// The server refused the edit.
+    case failed(message: String)
+
+    /// "Waiting", "Conflict: the server's copy changed" or "Failed: <the server's message>".
+    var label: String {
+        switch self {
+        case .waiting(let error): return error.map { "Waiting (last attempt: \($0))" } ?? "Waiting"
+        case .conflict: return "Conflict: the server's copy changed after this edit was made"
+        case .failed(let message): return "Failed: \(message)"
+        }
+    }
+
+    var iconName: String {
+        switch self {
+        case .waiting: return "document-send-symbolic"
+        case .conflict: return "dialog-warning-symbolic"
+        case .failed: return "dialog-error-symbolic"
+        }
+    }
+}
+
+extension OutboxEntry {
+    var standing: PendingStanding {
+        if case .failed(let message) = state {
+            .failed(message: message)
+        } else if state == .pending {
+            .waiting(lastAttempt: lastError)
+        } else {
+            .conflict
+        }
+    }
+}
+
+extension OutboxPocketEntry {
+    var standing: PendingStanding {
+        if case .failed(let message) = state {
+            .failed(message: message)
+        } else if state == .pending {
+            .waiting(lastAttempt: lastError)
+        } else {
+            .conflict
+        }
+    }
+}
+
+/// A waiting pocket save as the Pending Edits window shows it: what it changes, and in a
+/// conflict what Keep Mine would change in the pocket saved elsewhere.
+struct PendingPocketRow {
+    let entry: OutboxPocketEntry
+
+    /// "Changed · queued 21 Nov, 22:05" (the group's title says it is the pocket).
+    var subtitle: String { "Changed · queued \(DisplayFormat.dayAndTime(entry.queuedAt))" }
+
+    /// The save's changes to the pocket it was made on.
+    var changes: [PocketChange] { PocketChange.made(by: entry.save, on: entry.base) }
+
+    /// In a conflict, each part my save would change in the server's pocket: mine (after Keep
+    /// Mine) next to the server's. Empty for other states.
+    var differences: [PendingEditRow.Difference] {
+        guard let server = entry.server else { return [] }
+        return PocketChange.made(by: entry.save, on: server).map { change in
+            PendingEditRow.Difference(
+                field: change.path, mine: PocketWindow.preview(change.new), theirs: PocketWindow.preview(change.current))
+        }
     }
 }
 
@@ -65,13 +138,7 @@ struct PendingEditRow {
     }
 
     /// "Waiting", "Conflict: the server's copy changed" or "Failed: <the server's message>".
-    var stateLabel: String {
-        switch entry.state {
-        case .pending: return entry.lastError.map { "Waiting (last attempt: \($0))" } ?? "Waiting"
-        case .conflict: return "Conflict: the server's copy changed after this edit was made"
-        case .failed(let message): return "Failed: \(message)"
-        }
-    }
+    var stateLabel: String { entry.standing.label }
 
     /// "Changed · Products · queued 21 Nov, 22:05".
     func subtitle(moduleName: String?) -> String {

@@ -16,6 +16,8 @@ final class PendingEditsModel {
     /// The cache's copies changed: edits reached the server, or an entry was settled or
     /// discarded (the workspace shows its rows again).
     var onCopiesChanged: @MainActor () -> Void = {}
+    /// A waiting pocket save was sent, refused, or settled (the workspace reads the favorites again).
+    var onPocketChanged: @MainActor () -> Void = {}
 
     /// Instances with an edit not yet on the server (any state), as of the last read: the list
     /// marks their rows.
@@ -41,11 +43,15 @@ final class PendingEditsModel {
     /// Calls `handler` whenever the outbox or the sending state changed.
     func observe(_ handler: @escaping @MainActor () -> Void) { observers.append(handler) }
 
-    /// Every entry, in queue order (none, with a message, when the outbox cannot be read).
-    func entries() -> [OutboxEntry] {
-        do { return try content.outbox().entries() } catch {
+    /// Every instance edit, in queue order, and the waiting pocket saves (none, with a message,
+    /// when the outbox cannot be read).
+    func entries() -> (edits: [OutboxEntry], pockets: [OutboxPocketEntry]) {
+        do {
+            let outbox = try content.outbox()
+            return (try outbox.entries(), try outbox.pocketEntries())
+        } catch {
             onMessage("Could not read the pending edits: \(error)")
-            return []
+            return ([], [])
         }
     }
 
@@ -65,14 +71,16 @@ final class PendingEditsModel {
                     connection.record(error: networkError)
                     return
                 }
+                let sent = report.sent.count + report.sentPockets.count
+                let conflicts = report.conflicts.count + report.pocketConflicts.count
+                let failed = report.failed.count + report.failedPockets.count
                 var parts: [String] = []
-                if !report.sent.isEmpty { parts.append("\(report.sent.count) pending edit\(report.sent.count == 1 ? "" : "s") sent") }
-                if !report.conflicts.isEmpty {
-                    parts.append("\(report.conflicts.count) in conflict with newer server copies (both kept, see Pending Edits)")
-                }
-                if !report.failed.isEmpty { parts.append("\(report.failed.count) refused by the server") }
+                if sent > 0 { parts.append("\(sent) pending edit\(sent == 1 ? "" : "s") sent") }
+                if conflicts > 0 { parts.append("\(conflicts) in conflict with newer server copies (both kept, see Pending Edits)") }
+                if failed > 0 { parts.append("\(failed) refused by the server") }
                 if !parts.isEmpty { onMessage(parts.joined(separator: ", ") + ".") }
                 onCopiesChanged()
+                if report.sentPockets.count + report.pocketConflicts.count + report.failedPockets.count > 0 { onPocketChanged() }
             } catch {
                 connection.record(error: (error as? HaloError) ?? .cache(message: "\(error)"))
             }
@@ -94,6 +102,25 @@ final class PendingEditsModel {
     /// Drops an edit for good (the caller asked the user first).
     func discard(_ entry: OutboxEntry) {
         perform("Could not discard the edit") { try $0.discard(entry) }
+    }
+
+    /// Settles a pocket save in conflict; keeping mine sends it at once when online.
+    func resolve(_ entry: OutboxPocketEntry, keeping resolution: ConflictResolution) {
+        perform("Could not settle the conflict") { try $0.resolve(entry, keeping: resolution) }
+        onPocketChanged()
+        if resolution == .keepMine, connection.isOnline { send() }
+    }
+
+    /// Queues a refused pocket save again and sends it when online.
+    func retry(_ entry: OutboxPocketEntry) {
+        perform("Could not queue the edit again") { try $0.retry(entry) }
+        if connection.isOnline { send() }
+    }
+
+    /// Drops a pocket save for good (the caller asked the user first).
+    func discard(_ entry: OutboxPocketEntry) {
+        perform("Could not discard the edit") { try $0.discard(entry) }
+        onPocketChanged()
     }
 
     private func perform(_ failure: String, _ change: (Outbox) throws -> Void) {

@@ -6,20 +6,37 @@ import HaloServices
 /// The Pending Edits window (`Resources/ui/pending-edits.ui`): every edit waiting in the outbox
 /// with its kind, instance, module, queue time and state, and what the user can do about it —
 /// send now, settle a conflict (mine vs the server's, field by field), retry or discard a
-/// refused edit (discarding asks first: it destroys the edit).
+/// refused edit (discarding asks first: it destroys the edit). A pocket save made offline is
+/// listed as "Pocket" with what it changes, and settled the same way.
 ///
 /// It reads the outbox afresh on every `reload()`: whenever the shared `PendingEditsModel` or the
 /// connection changes.
 @MainActor
 final class PendingEditsWindow {
-    /// The controls of one listed entry (tests drive them like a user would).
-    struct EntryControls {
-        let row: PendingEditRow
-        let group: Widget
+    /// What the user can do about one listed entry (nil: not in this state).
+    struct EntryActions {
         let keepMine: Button?
         let takeTheirs: Button?
         let retry: Button?
         let discard: Button?
+    }
+
+    /// The controls of one listed instance edit (tests drive them like a user would).
+    struct EntryControls {
+        let row: PendingEditRow
+        let group: Widget
+        let actions: EntryActions
+        var keepMine: Button? { actions.keepMine }
+        var takeTheirs: Button? { actions.takeTheirs }
+        var retry: Button? { actions.retry }
+        var discard: Button? { actions.discard }
+    }
+
+    /// The controls of a listed pocket save.
+    struct PocketControls {
+        let row: PendingPocketRow
+        let group: Widget
+        let actions: EntryActions
     }
 
     let window: Window
@@ -32,6 +49,8 @@ final class PendingEditsWindow {
     private let entriesBox: Box
     /// Listed entries, in queue order.
     private(set) var listed: [EntryControls] = []
+    /// Listed pocket saves (after the instance edits: they are sent after them).
+    private(set) var listedPockets: [PocketControls] = []
     /// The discard confirmation waiting for an answer, if any.
     private(set) var pendingDialog: ConfirmationDialog?
     private let model: PendingEditsModel
@@ -64,8 +83,8 @@ final class PendingEditsWindow {
 
     /// Re-reads the outbox and the connection state and rebuilds the list.
     func reload() {
-        let entries = model.entries()
-        let counts = OutboxCounts(entries)
+        let (entries, pockets) = model.entries()
+        let counts = OutboxCounts(entries.map(\.standing) + pockets.map(\.standing))
         windowTitle.setProperty("subtitle", counts.summary ?? "Nothing waiting")
 
         let connection = model.connection
@@ -85,10 +104,29 @@ final class PendingEditsWindow {
         entriesBox.removeAll()
         let modules = moduleNames()
         listed = entries.map { entry in
-            let kinds = fieldKinds(entry.instance.moduleId)
-            return addGroup(for: PendingEditRow(entry: entry, fieldKinds: kinds), moduleName: modules[entry.instance.moduleId])
+            let row = PendingEditRow(entry: entry, fieldKinds: fieldKinds(entry.instance.moduleId))
+            let card = row.entry.standing == .conflict ? differencesCard(row.differences) : nil
+            let group = addGroup(
+                title: row.name, description: row.subtitle(moduleName: modules[entry.instance.moduleId]),
+                accessibleLabel: "\(row.kindLabel) edit of “\(row.name)”", standing: entry.standing, card: card)
+            let actions = addActions(
+                to: group, for: entry.standing, naming: "“\(row.name)”", kind: row.kindLabel.lowercased(),
+                resolve: { [model] in model.resolve(entry, keeping: $0) }, retry: { [model] in model.retry(entry) },
+                discard: { [model] in model.discard(entry) })
+            return EntryControls(row: row, group: group, actions: actions)
         }
-        gtk_stack_set_visible_child_name(OpaquePointer(stack.raw), entries.isEmpty ? "empty" : "list")
+        listedPockets = pockets.map { entry in
+            let row = PendingPocketRow(entry: entry)
+            let card = entry.standing == .conflict ? differencesCard(row.differences) : changesCard(row.changes)
+            let group = addGroup(
+                title: "Pocket", description: row.subtitle, accessibleLabel: "Edit of your pocket", standing: entry.standing, card: card)
+            let actions = addActions(
+                to: group, for: entry.standing, naming: "your pocket", kind: "pocket",
+                resolve: { [model] in model.resolve(entry, keeping: $0) }, retry: { [model] in model.retry(entry) },
+                discard: { [model] in model.discard(entry) })
+            return PocketControls(row: row, group: group, actions: actions)
+        }
+        gtk_stack_set_visible_child_name(OpaquePointer(stack.raw), entries.isEmpty && pockets.isEmpty ? "empty" : "list")
     }
 
     /// The controls listed for the entry with this queue position.
@@ -96,69 +134,89 @@ final class PendingEditsWindow {
 
     // MARK: One entry
 
-    private func addGroup(for row: PendingEditRow, moduleName: String?) -> EntryControls {
+    /// A group for one entry: its title and description, its state (with the server's message in
+    /// full) and `card` below.
+    private func addGroup(title: String, description: String, accessibleLabel: String, standing: PendingStanding, card: Widget?)
+        -> Widget
+    {
         let group = Widget(sinking: UnsafeMutableRawPointer(adw_preferences_group_new()))
-        group.setProperty("title", row.name)
-        group.setProperty("description", row.subtitle(moduleName: moduleName))
-        group.setAccessibleLabel("\(row.kindLabel) edit of “\(row.name)”")
-        let addToGroup = { (child: Widget) in
-            adw_preferences_group_add(group.raw.assumingMemoryBound(to: AdwPreferencesGroup.self), child.widget)
-        }
-
+        group.setProperty("title", title)
+        group.setProperty("description", description)
+        group.setAccessibleLabel(accessibleLabel)
         let stateRow = Widget(sinking: UnsafeMutableRawPointer(adw_action_row_new()))
-        stateRow.setProperty("title", row.stateLabel)
-        stateRow.setAccessibleLabel("State: \(row.stateLabel)")
-        let icon: String
-        switch row.entry.state {
-        case .pending: icon = "document-send-symbolic"
-        case .conflict: icon = "dialog-warning-symbolic"
-        case .failed: icon = "dialog-error-symbolic"
-        }
+        stateRow.setProperty("title", standing.label)
+        stateRow.setAccessibleLabel("State: \(standing.label)")
         let actionRow = stateRow.raw.assumingMemoryBound(to: AdwActionRow.self)
-        adw_action_row_set_icon_name(actionRow, icon)
+        adw_action_row_set_icon_name(actionRow, standing.iconName)
         adw_action_row_set_title_lines(actionRow, 0)  // the server's message in full
-        addToGroup(stateRow)
-
-        var keepMine: Button?, takeTheirs: Button?, retry: Button?, discard: Button?
-        switch row.entry.state {
-        case .pending:
-            break
-        case .conflict:
-            addToGroup(differencesCard(row.differences))
-            let keep = Button(label: "Keep Mine")
-            keep.setAccessibleLabel("Keep my version of “\(row.name)”")
-            keep.tooltip = "Send my version, replacing the server's"
-            keep.onClicked(weakly(self) { $0.resolve(row.entry, .keepMine) })
-            let take = Button(label: "Take Theirs")
-            take.setAccessibleLabel("Take the server's version of “\(row.name)”")
-            take.tooltip = "Drop my edit and keep the server's version"
-            take.onClicked(weakly(self) { $0.resolve(row.entry, .takeTheirs) })
-            addToGroup(buttonBar([take, keep]))
-            keepMine = keep
-            takeTheirs = take
-        case .failed:
-            let again = Button(label: "Retry")
-            again.setAccessibleLabel("Retry sending the edit of “\(row.name)”")
-            again.onClicked(weakly(self) { $0.retry(row.entry) })
-            let drop = Button(label: "Discard…")
-            drop.addCSSClass("destructive-action")
-            drop.setAccessibleLabel("Discard the edit of “\(row.name)”")
-            drop.onClicked(weakly(self) { $0.confirmDiscard(row) })
-            addToGroup(buttonBar([drop, again]))
-            retry = again
-            discard = drop
-        }
+        add(stateRow, to: group)
+        if let card { add(card, to: group) }
         entriesBox.append(group)
-        return EntryControls(row: row, group: group, keepMine: keepMine, takeTheirs: takeTheirs, retry: retry, discard: discard)
+        return group
     }
 
-    /// Field | Mine | On the server, one line per differing field, in a card.
+    private func add(_ child: Widget, to group: Widget) {
+        adw_preferences_group_add(group.raw.assumingMemoryBound(to: AdwPreferencesGroup.self), child.widget)
+    }
+
+    /// The buttons of an entry in conflict (Keep Mine, Take Theirs) or refused (Retry, Discard…).
+    private func addActions(
+        to group: Widget, for standing: PendingStanding, naming name: String, kind: String,
+        resolve: @escaping @MainActor (ConflictResolution) -> Void, retry: @escaping @MainActor () -> Void,
+        discard: @escaping @MainActor () -> Void
+    ) -> EntryActions {
+        switch standing {
+        case .waiting:
+            return EntryActions(keepMine: nil, takeTheirs: nil, retry: nil, discard: nil)
+        case .conflict:
+            let keep = Button(label: "Keep Mine")
+            keep.setAccessibleLabel("Keep my version of \(name)")
+            keep.tooltip = "Send my version, replacing the server's"
+            keep.onClicked { resolve(.keepMine) }
+            let take = Button(label: "Take Theirs")
+            take.setAccessibleLabel("Take the server's version of \(name)")
+            take.tooltip = "Drop my edit and keep the server's version"
+            take.onClicked { resolve(.takeTheirs) }
+            add(buttonBar([take, keep]), to: group)
+            return EntryActions(keepMine: keep, takeTheirs: take, retry: nil, discard: nil)
+        case .failed:
+            let again = Button(label: "Retry")
+            again.setAccessibleLabel("Retry sending the edit of \(name)")
+            again.onClicked { retry() }
+            let drop = Button(label: "Discard…")
+            drop.addCSSClass("destructive-action")
+            drop.setAccessibleLabel("Discard the edit of \(name)")
+            drop.onClicked(weakly(self) { $0.confirmDiscard(of: name, kind: kind, discard) })
+            add(buttonBar([drop, again]), to: group)
+            return EntryActions(keepMine: nil, takeTheirs: nil, retry: again, discard: drop)
+        }
+    }
+
+    /// What a pocket save changes: one line per part, as it was → as saved, in a card.
+    private func changesCard(_ changes: [PocketChange]) -> Widget {
+        grid(
+            headers: ["Part", "Before", "After"], accessibleLabel: "What this edit changes in the pocket",
+            lines: changes.map { [$0.path, PocketWindow.preview($0.current), PocketWindow.preview($0.new)] })
+    }
+
+    /// Field | Mine | On the server, one line per differing field (or pocket part), in a card.
     private func differencesCard(_ differences: [PendingEditRow.Difference]) -> Widget {
+        // A conflict can also come from a newer server version with the same content.
+        let lines =
+            differences.isEmpty
+            ? [PendingEditRow.Difference(field: "—", mine: "Same content", theirs: "Same content, newer version")] : differences
+        return grid(
+            headers: ["Field", "Mine", "On the server"], accessibleLabel: "Differences between my version and the server's",
+            lines: lines.map { [$0.field, $0.mine, $0.theirs] })
+    }
+
+    /// A card holding a grid: a heading per column, then the lines (the first column dimmed).
+    private func grid(headers: [String], accessibleLabel: String, lines: [[String]]) -> Widget {
         // Widgets are attached while their Swift wrapper (which holds the only reference) lives.
         let card = Box(vertical: true)
         card.addCSSClass("card")
         gtk_widget_set_margin_top(card.widget, 12)
-        card.setAccessibleLabel("Differences between my version and the server's")
+        card.setAccessibleLabel(accessibleLabel)
         let grid = Widget(sinking: UnsafeMutableRawPointer(gtk_grid_new()))
         let gridPointer = grid.raw.assumingMemoryBound(to: GtkGrid.self)
         gtk_grid_set_column_spacing(gridPointer, 18)
@@ -166,21 +224,13 @@ final class PendingEditsWindow {
         for edge in [gtk_widget_set_margin_start, gtk_widget_set_margin_end, gtk_widget_set_margin_top, gtk_widget_set_margin_bottom] {
             edge(grid.widget, 12)
         }
-        for (column, title) in ["Field", "Mine", "On the server"].enumerated() {
+        for (column, title) in headers.enumerated() {
             let header = Label(title, classes: ["heading"])
             withExtendedLifetime(header) { gtk_grid_attach(gridPointer, header.widget, gint(column), 0, 1, 1) }
         }
-        // A conflict can also come from a newer server version with the same content.
-        let lines =
-            differences.isEmpty
-            ? [PendingEditRow.Difference(field: "—", mine: "Same content", theirs: "Same content, newer version")] : differences
-        for (index, difference) in lines.enumerated() {
-            let cells = [
-                Label(difference.field, classes: ["dim-label"], wrap: true),
-                Label(difference.mine, classes: [], wrap: true, selectable: true),
-                Label(difference.theirs, classes: [], wrap: true, selectable: true),
-            ]
-            for (column, cell) in cells.enumerated() {
+        for (index, line) in lines.enumerated() {
+            for (column, text) in line.enumerated() {
+                let cell = Label(text, classes: column == 0 ? ["dim-label"] : [], wrap: true, selectable: column > 0)
                 if column > 0 { cell.expand(horizontally: true) }
                 withExtendedLifetime(cell) { gtk_grid_attach(gridPointer, cell.widget, gint(column), gint(index + 1), 1, 1) }
             }
@@ -199,21 +249,18 @@ final class PendingEditsWindow {
 
     // MARK: Actions
 
-    private func resolve(_ entry: OutboxEntry, _ resolution: ConflictResolution) { model.resolve(entry, keeping: resolution) }
-
-    private func retry(_ entry: OutboxEntry) { model.retry(entry) }
-
-    private func confirmDiscard(_ row: PendingEditRow) {
+    /// Discarding destroys the edit: asked first.
+    private func confirmDiscard(of name: String, kind: String, _ discard: @escaping @MainActor () -> Void) {
         let dialog = ConfirmationDialog(
             parent: sendButton, heading: "Discard This Edit?",
-            body: "Your \(row.kindLabel.lowercased()) edit of “\(row.name)” is lost for good; the server keeps its copy.",
+            body: "Your \(kind) edit of \(name) is lost for good; the server keeps its copy.",
             confirmLabel: "_Discard", confirmId: "discard", destructive: true)
         dialog.onResponse { [weak self, weak dialog] response in
             guard let self else { return }
             dialog?.close()
             self.pendingDialog = nil
             guard response == "discard" else { return }
-            self.model.discard(row.entry)
+            discard()
         }
         pendingDialog = dialog
         dialog.present()

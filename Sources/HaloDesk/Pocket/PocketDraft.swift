@@ -35,6 +35,31 @@ struct PocketChange: Equatable, Sendable, Identifiable {
         case .referenceList(let name): "references.\(name)"
         }
     }
+
+    /// Every difference from one state of a pocket to the next, data members first, each part in
+    /// name order. A list of `before` absent from `after`, or nil there, is deleted (shown as null).
+    static func between(
+        data before: [String: JSONValue], references beforeLists: [String: [String]], and after: [String: JSONValue],
+        _ afterLists: [String: [String]?]
+    ) -> [PocketChange] {
+        var found: [PocketChange] = []
+        for key in Set(before.keys).union(after.keys).sorted() where before[key] != after[key] {
+            found.append(PocketChange(part: .dataMember(key), current: before[key], new: after[key]))
+        }
+        let wire = { (list: [String]) in JSONValue.array(list.map(JSONValue.string)) }
+        for name in Set(beforeLists.keys).union(afterLists.keys).sorted() {
+            let old = beforeLists[name], new = afterLists[name] ?? nil
+            if old == new { continue }
+            found.append(PocketChange(part: .referenceList(name), current: old.map(wire), new: new.map(wire) ?? .null))
+        }
+        return found
+    }
+
+    /// What `save` changes in `pocket` (as the server would apply it, §8.2).
+    static func made(by save: Pocket, on pocket: Pocket) -> [PocketChange] {
+        let after = pocket.applying(save)
+        return between(data: pocket.data, references: pocket.references, and: after.data, after.references.mapValues { Optional($0) })
+    }
 }
 
 /// The pocket window's whole document: `data` in the structured editor's draft and the reference
@@ -55,6 +80,9 @@ struct PocketDraft: Equatable, Sendable {
         data = JSONDraft(.object(pocket.data), fixedRootType: .object)
         references = pocket.references.keys.sorted().map { PocketReferenceList(name: $0, entries: pocket.references[$0]) }
     }
+
+    /// The pocket as read: what a save is based on.
+    var base: Pocket { Pocket(references: originalReferences, data: originalData, revision: revision) }
 
     // MARK: Reading
 
@@ -81,28 +109,11 @@ struct PocketDraft: Equatable, Sendable {
         return references.first { !seen.insert($0.name).inserted }?.name
     }
 
-    /// Every difference from the pocket as read, data members first, each part in name order.
+    /// Every difference from the pocket as read, data members first, each part in name order. A
+    /// list removed from the window without Delete List (e.g. renamed) is deleted on the server.
     var changes: [PocketChange] {
-        var found: [PocketChange] = []
-        let edited = dataValue ?? originalData
-        for key in Set(originalData.keys).union(edited.keys).sorted() where originalData[key] != edited[key] {
-            found.append(PocketChange(part: .dataMember(key), current: originalData[key], new: edited[key]))
-        }
-        var listed = Set<String>()
-        for list in references.sorted(by: { $0.name < $1.name }) {
-            listed.insert(list.name)
-            let before = originalReferences[list.name]
-            if before == list.entries { continue }
-            found.append(
-                PocketChange(part: .referenceList(list.name), current: before.map { .array($0.map(JSONValue.string)) }, new: list.wire))
-        }
-        // A list removed from the window without Delete List (e.g. renamed) is deleted on the server.
-        for name in originalReferences.keys.sorted() where !listed.contains(name) {
-            found.append(
-                PocketChange(
-                    part: .referenceList(name), current: originalReferences[name].map { .array($0.map(JSONValue.string)) }, new: .null))
-        }
-        return found
+        let lists = Dictionary(references.map { ($0.name, $0.entries) }, uniquingKeysWith: { first, _ in first })
+        return PocketChange.between(data: originalData, references: originalReferences, and: dataValue ?? originalData, lists)
     }
 
     /// The save: all of `data` (a save replaces it) and only the lists that changed (lists not

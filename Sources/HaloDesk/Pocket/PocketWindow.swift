@@ -10,7 +10,9 @@ import HaloServices
 /// added by picking an instance or typing; Clear List and Delete List are HALO's `[]` and `null`).
 /// Review and Save lists each change, current → new, with Revert per change, then saves with the
 /// revision it read (`If-Match`); when the pocket was saved elsewhere meanwhile, both versions
-/// are shown and the user chooses.
+/// are shown and the user chooses. Offline, the pocket is the copy on this computer and a save
+/// waits with the other pending edits (`AuthManager.savePocketOrQueue`); the window then shows
+/// the waiting save over the copy, and while that save is in conflict it sends to Pending Edits.
 @MainActor
 final class PocketWindow {
     /// What the window needs from the workspace.
@@ -22,6 +24,8 @@ final class PocketWindow {
         let openInstance: @MainActor (String) -> Void
         /// Whether the workspace is offline now (the pocket shown is the copy on this computer).
         let isOffline: @MainActor () -> Bool
+        /// A save reached the server or waits in the outbox (the workspace follows).
+        let onSaved: @MainActor (PocketSaveOutcome) -> Void
     }
 
     /// The controls of one reference list on screen (tests drive them as a user would).
@@ -69,6 +73,8 @@ final class PocketWindow {
     var instanceNames: [String: InstanceChoice] = [:]
     /// The pocket the server holds now, after a save was refused for being stale.
     private(set) var conflict: Pocket?
+    /// The save of this pocket waiting in the outbox, shown over the pocket read.
+    private(set) var pendingSave: OutboxPocketEntry?
     /// Finished reads and saves (tests wait on them).
     private(set) var completedLoads = 0
     private(set) var completedSaves = 0
@@ -115,7 +121,7 @@ final class PocketWindow {
 
     // MARK: Reading
 
-    /// Reads the pocket (offline: the copy on this computer, read-only until the server answers).
+    /// Reads the pocket (offline: the copy on this computer), with a save still waiting laid over it.
     func load() {
         showPage("loading")
         statusPage.title = "Reading the Pocket…"
@@ -126,7 +132,8 @@ final class PocketWindow {
         Task { @MainActor in
             defer { completedLoads += 1 }
             do throws(HaloError) {
-                show(try await auth.getPocket())
+                let (pocket, pending) = try await auth.getPocketWithPendingSave()
+                show(pocket, pending: pending)
             } catch {
                 statusPage.title = "The Pocket Could Not Be Read"
                 statusPage.details = error.localizedDescription
@@ -135,10 +142,12 @@ final class PocketWindow {
         }
     }
 
-    /// Starts editing `pocket` (read, or the one saved elsewhere that the user chose).
-    func show(_ pocket: Pocket) {
+    /// Starts editing `pocket` (read, or the one saved elsewhere that the user chose), which
+    /// includes `pending`, a save waiting to be sent.
+    func show(_ pocket: Pocket, pending: OutboxPocketEntry? = nil) {
         history = EditHistory(PocketDraft(pocket))
         conflict = nil
+        pendingSave = pending
         let editor = StructuredValueEditor(
             rootName: "data", read: { [weak self] in self?.draft?.data ?? JSONDraft(.object([:])) },
             edit: { [weak self] typing, change in self?.history?.edit(typing: typing) { change(&$0.data) } })
@@ -146,9 +155,7 @@ final class PocketWindow {
         dataBox.removeAll()
         dataBox.append(editor.widget)
         self.editor = editor
-        let offline = services.isOffline()
-        offlineLabel.text = "Offline: this is the copy of your pocket on this computer. Changes can be saved when the server answers again."
-        offlineLabel.isVisible = offline
+        showNotice()
         showPage("editor")
         refresh(rebuildLists: true)
         lookUpNames()
@@ -168,9 +175,10 @@ final class PocketWindow {
         let problem = editor?.textProblem.map { "The text is not JSON yet: \($0)" } ?? draft.saveProblem
         problemLabel.show(problem)
         let changes = draft.changes.count
-        saveButton.isSensitive = problem == nil && changes > 0 && !services.isOffline()
+        let blocked = waitsOnConflict ? "Your earlier changes are in conflict: settle them in Pending Edits first" : nil
+        saveButton.isSensitive = problem == nil && changes > 0 && blocked == nil
         saveButton.tooltip =
-            problem ?? (services.isOffline() ? "The server cannot be reached" : changes == 0 ? "Nothing has changed" : nil)
+            problem ?? blocked ?? (changes == 0 ? "Nothing has changed" : services.isOffline() ? Self.offlineSaving : nil)
         windowTitle.subtitle =
             changes == 0 ? "No changes" : changes == 1 ? "1 change not saved" : "\(changes) changes not saved"
         if rebuildLists { renderLists() }
@@ -216,6 +224,9 @@ final class PocketWindow {
         }
         reviewGroup.setProperty(
             "description", draft.changes.count == 1 ? "1 change, current → new." : "\(draft.changes.count) changes, current → new.")
+        let offline = services.isOffline()
+        confirmButton.label = offline ? "_Save on This Computer" : "_Save to the Pocket"
+        confirmButton.tooltip = offline ? Self.offlineSaving : nil
         showPage("review")
         confirmButton.grabFocus()
     }
@@ -229,6 +240,47 @@ final class PocketWindow {
 
     func backToEditing() { showPage("editor") }
 
+    /// Whether a save of this pocket waits in the outbox in conflict: a new save would join it,
+    /// unseen by the server until the user settles it.
+    private var waitsOnConflict: Bool {
+        if case .conflict = pendingSave?.state { true } else { false }
+    }
+
+    private static let offlineSaving = "Offline: the save is kept on this computer and sent when the server is reachable"
+
+    /// Above the editor, what the pocket shown is: the copy on this computer, with a save still
+    /// waiting, or a save waiting on a conflict.
+    private func showNotice() {
+        var notes: [String] = []
+        if services.isOffline() {
+            notes.append("Offline: this is the copy of your pocket on this computer. Saved changes are sent when the server answers again.")
+        }
+        switch pendingSave?.state {
+        case .pending?:
+            notes.append("Your changes saved at \(DisplayFormat.time(pendingSave?.queuedAt ?? Date())) are shown and wait to be sent.")
+        case .conflict?:
+            notes.append("Your changes saved offline conflict with a newer pocket on the server: settle them in Pending Edits.")
+        case .failed(let message)?:
+            notes.append("Your changes saved offline were refused: \(message) See Pending Edits.")
+        case nil: break
+        }
+        offlineLabel.text = notes.joined(separator: " ")
+        offlineLabel.isVisible = !notes.isEmpty
+    }
+
+    /// The workspace changed the pocket (a favorite starred): shown at once when nothing here is
+    /// unsaved; otherwise the draft stays, and saving it shows both versions if they differ.
+    func pocketChangedElsewhere() {
+        guard window.isVisible else { return }  // a closed window reads the pocket when opened
+        guard hasChanges else {
+            load()
+            return
+        }
+        offlineLabel.text =
+            "The pocket changed since you opened it here (a favorite starred, or an edit sent). Your changes stay; saving shows both versions if they differ."
+        offlineLabel.isVisible = true
+    }
+
     /// Shows a page; the header's editing buttons belong to the editor page, Back to the others.
     private func showPage(_ name: String) {
         let editing = name == "editor"
@@ -240,7 +292,7 @@ final class PocketWindow {
     /// Saves with the revision read; `over` (Keep Mine) saves over the pocket saved elsewhere.
     func save(over current: Pocket? = nil) {
         guard let draft, let pocket = draft.pocketToSave() else { return }
-        let revision = current?.revision ?? draft.revision
+        let base = current ?? draft.base
         confirmButton.isSensitive = false
         keepMineButton.isSensitive = false
         let auth = services.auth
@@ -251,9 +303,16 @@ final class PocketWindow {
                 keepMineButton.isSensitive = true
             }
             do throws(HaloError) {
-                let saved = try await auth.savePocket(pocket, ifRevision: revision)
-                show(saved)
-                windowTitle.subtitle = "Saved"
+                let outcome = try await auth.savePocketOrQueue(pocket, basedOn: base)
+                switch outcome {
+                case .sent(let saved):
+                    show(saved)
+                    windowTitle.subtitle = "Saved"
+                case .pending(let shown, let entry):
+                    show(shown, pending: entry)
+                    windowTitle.subtitle = "Saved on this computer"
+                }
+                services.onSaved(outcome)
             } catch {
                 if let theirs = error.conflictingPocket {
                     showConflict(theirs, mine: pocket)
@@ -280,7 +339,7 @@ final class PocketWindow {
     }
 
     /// A value in one line for the review (long ones cut).
-    static func preview(_ value: JSONValue?) -> String {
+    nonisolated static func preview(_ value: JSONValue?) -> String {
         guard let value else { return "(none)" }
         let text = value.compactJSONText
         return text.count > 60 ? String(text.prefix(57)) + "…" : text
@@ -302,7 +361,7 @@ final class PocketWindow {
         retryButton.onClicked(weakly(self) { $0.load() })
         confirmButton.onClicked(weakly(self) { $0.save() })
         keepMineButton.onClicked(weakly(self) { window in window.save(over: window.conflict) })
-        takeTheirsButton.onClicked(weakly(self) { window in window.conflict.map(window.show) })
+        takeTheirsButton.onClicked(weakly(self) { window in window.conflict.map { window.show($0) } })
         newListRow.onApply(weakly(self) { $0.addList() })
         // Closing with changes not saved asks first.
         window.onCloseRequest { [weak self] in

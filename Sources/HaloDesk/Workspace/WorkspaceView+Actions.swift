@@ -1,6 +1,7 @@
 import CGtk
 
-/// The window actions the workspace adds (find, filter, new, save, delete, refresh, pocket) and their shortcuts.
+/// The window actions the workspace adds (find, filter, new, save, delete, refresh, pocket,
+/// favorite) and their shortcuts.
 extension WorkspaceView {
     /// Window actions and their accelerators (the caller registers the accelerators with
     /// `gtk_application_set_accels_for_action`).
@@ -18,10 +19,14 @@ extension WorkspaceView {
             })
         Actions.add("refresh", to: window, handler: weakly(self) { $0.refresh() })
         Actions.add("pocket", to: window, handler: weakly(self) { $0.showPocket() })
+        Actions.add("favorite", to: window, handler: weakly(self) { $0.toggleFavorite() })
         return [
             ("win.find", ["<Control>f"]), ("win.filter", ["<Control><Shift>f"]), ("win.new-instance", ["<Control>n"]),
             ("win.save", ["<Control>s"]),
             ("win.delete", ["Delete"]), ("win.refresh", ["F5"]),
+            // Not Ctrl+D: the structured editor duplicates a JSON node with it, and window
+            // shortcuts are matched before a focused editor's own.
+            ("win.favorite", ["<Control><Shift>d"]),
         ]
     }
 }

@@ -18,7 +18,10 @@ extension WorkspaceView {
                 }
                 self.sidebar.show(modules)
                 self.loadSavedViews()
-                if let first = modules.first(where: { $0.id == self.pager.moduleId }) ?? modules.first, let id = first.id {
+                self.loadFavorites()
+                if self.pager.showsInstances {
+                    self.sidebar.selectFavorites()
+                } else if let first = modules.first(where: { $0.id == self.pager.moduleId }) ?? modules.first, let id = first.id {
                     self.sidebar.select(moduleId: id)
                     if self.pager.moduleId != id { self.openModule(first) }
                 }
@@ -166,6 +169,7 @@ extension WorkspaceView {
     /// Save only makes sense for one instance.
     func updateDetailTitle() {
         saveButton.isVisible = visibleDetail == .editor
+        updateFavoriteButton()
         switch visibleDetail {
         case .editor:
             detailTitle.title = editor.headerTitle

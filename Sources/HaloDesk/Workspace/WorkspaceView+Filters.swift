@@ -52,7 +52,8 @@ extension WorkspaceView {
         guard let (filters, segment) = try? tree.applicable() else { return }
         appliedFilter = tree
         pager.show(
-            moduleId: moduleId ?? pager.moduleId, nameFilter: searchEntry.text, filters: filters, segment: segment, sort: sort)
+            scope: moduleId.map(InstancePager.Scope.module) ?? pager.scope, nameFilter: searchEntry.text, filters: filters,
+            segment: segment, sort: sort)
         updateFilterButton()
     }
 

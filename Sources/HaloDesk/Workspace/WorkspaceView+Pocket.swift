@@ -17,7 +17,11 @@ extension WorkspaceView {
             auth: session.core.auth, search: instanceSearch(),
             lookUp: { [weak self] ids in await self?.instanceChoices(ids: ids) ?? [:] },
             openInstance: weakly(self) { view, id in view.openInstance(id: id) },
-            isOffline: { [weak self] in self.map { !$0.session.isLocal && !$0.connection.isOnline } ?? false })
+            isOffline: { [weak self] in self.map { !$0.session.isLocal && !$0.connection.isOnline } ?? false },
+            onSaved: weakly(self) { view, outcome in
+                view.connection.record(pocketOutcome: outcome)
+                view.showFavoriteIds(in: outcome.pocket)
+            })
         do {
             let window = try PocketWindow(parent: widget, services: services)
             pocketWindow = window

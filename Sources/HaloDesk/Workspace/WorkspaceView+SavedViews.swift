@@ -17,7 +17,7 @@ extension WorkspaceView {
             view.confirmLeavingEdits {
                 view.openSavedView(savedView)
             } onCancel: {
-                if let id = view.pager.moduleId { view.sidebar.select(moduleId: id) }
+                view.reselectSidebar()
             }
         }
         sidebar.onRenameView = weakly(self) { view, savedView, name in view.renameView(savedView, to: name) }

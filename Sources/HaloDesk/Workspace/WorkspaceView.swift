@@ -54,6 +54,17 @@ final class WorkspaceView {
     var completedViewOperations = 0
     let saveButton: Button
     let deleteButton: Button
+    /// The star of the detail header: adds or removes the open instance from Favorites.
+    let favoriteButton: Button
+    /// The signed-in user's favorite instance ids (`references.favorites` of the pocket), as
+    /// last read or saved (`WorkspaceView+Favorites.swift`).
+    var favoriteIds: [String] = []
+    /// True while a change of the favorites is on its way (the star waits for it).
+    var isChangingFavorites = false
+    /// Favorites reads and changes finished, successful or not (tests wait on it).
+    var completedFavoriteOperations = 0
+    /// The instance list, or the empty Favorites page.
+    let listStack: Stack
     let statusLabel: Label
     /// The sidebar's header title ("Modules"); its subtitle names the workspace (`showSignedIn`).
     let sidebarTitle: WindowTitle
@@ -97,6 +108,8 @@ final class WorkspaceView {
         filterButton = try builder.object("filter_button")
         saveButton = try builder.object("save_button")
         deleteButton = try builder.object("delete_button")
+        favoriteButton = try builder.object("favorite_button")
+        listStack = try builder.object("list_stack")
         statusLabel = try builder.object("status_label")
         pendingButton = try builder.object("pending_button")
         syncLabel = try builder.object("sync_label")
@@ -149,12 +162,13 @@ final class WorkspaceView {
         }
         editor.onHeaderChanged = weakly(self) { $0.updateDetailTitle() }
         wireSavedViews()
+        wireFavorites()
         sidebar.onSelect = weakly(self) { view, module in
             guard module.id != view.pager.moduleId else { return }  // already shown
             view.confirmLeavingEdits {
                 view.openModule(module)
             } onCancel: {
-                if let id = view.pager.moduleId { view.sidebar.select(moduleId: id) }
+                view.reselectSidebar()
             }
         }
         pager.onReset = weakly(self) { view, total in
@@ -167,11 +181,14 @@ final class WorkspaceView {
                 view.selectionChanged()
             }
             if let id = view.pager.moduleId, !view.pager.isFiltered { view.sidebar.setCount(total, forModuleId: id) }
+            view.favoritesListed(total: total)
             view.updateStatus()
         }
         pager.onRowsLoaded = weakly(self) { view, range in
-            if let moduleId = view.pager.moduleId {
-                view.fieldCatalog.learn(from: range.compactMap { view.pager.instance(at: $0) }, moduleId: moduleId)
+            // By each instance's module: Favorites lists several.
+            let loaded = range.compactMap { view.pager.instance(at: $0) }
+            for (moduleId, instances) in Dictionary(grouping: loaded, by: \.moduleId) {
+                view.fieldCatalog.learn(from: instances, moduleId: moduleId)
             }
             view.table.refresh(range)
             view.markFirstRowsPainted(loaded: range)
@@ -186,6 +203,10 @@ final class WorkspaceView {
         pendingEdits.observe(weakly(self) { $0.updateStatus() })
         // After a send or a settled entry the rows show the cache's new truth.
         pendingEdits.onCopiesChanged = weakly(self) { $0.pager.refetch() }
+        pendingEdits.onPocketChanged = weakly(self) { view in
+            view.loadFavorites()
+            view.pocketWindow?.pocketChangedElsewhere()
+        }
         pendingButton.onClicked(weakly(self) { $0.showPendingEdits() })
         connection.onPendingEditsSendable = weakly(self) { $0.pendingEdits.send() }
         connection.refreshPendingEdits()
@@ -202,10 +223,10 @@ final class WorkspaceView {
                 let sort = state.flatMap { state in
                     SortBy(rawValue: state.key).map { InstancePager.Sort(field: $0, order: state.ascending ? .ascending : .descending) }
                 }
-                view.pager.show(moduleId: view.pager.moduleId, sort: sort ?? .recentFirst)
+                view.pager.show(scope: view.pager.scope, sort: sort ?? .recentFirst)
             })
         searchEntry.onSearchChanged(
-            weakly(self) { view in view.pager.show(moduleId: view.pager.moduleId, nameFilter: view.searchEntry.text) })
+            weakly(self) { view in view.pager.show(scope: view.pager.scope, nameFilter: view.searchEntry.text) })
         newButton.onClicked(weakly(self) { $0.newInstance() })
         filterButton.onClicked(weakly(self) { $0.showFilterBuilder() })
         saveButton.onClicked(weakly(self) { $0.save() })

@@ -33,6 +33,11 @@ public final class Pocket: Sendable, CustomStringConvertible {
         revision = nil
     }
 
+    /// A pocket of these lists and data, as read at `revision`.
+    public convenience init(references: [String: [String]], data: [String: JSONValue], revision: String?) {
+        self.init(state: State(references: references.mapValues { .some($0) }, data: data), revision: revision)
+    }
+
     private init(state: State, revision: String?) {
         self.state = Mutex(state)
         self.revision = revision
@@ -163,7 +168,7 @@ public final class Pocket: Sendable, CustomStringConvertible {
     public func applying(_ save: Pocket) -> Pocket {
         var lists = references
         for (key, list) in save.referencesToSave { lists[key] = list }
-        return Pocket(state: State(references: lists.mapValues { .some($0) }, data: save.data), revision: revision)
+        return Pocket(references: lists, data: save.data, revision: revision)
     }
 
     /// Same lists and data (revisions aside).

@@ -82,8 +82,21 @@ final class ConnectionState {
     }
 
     /// An edit either reached the server or waits in the outbox because it could not.
-    func record(outcome: EditOutcome) {
-        if outcome.isPending {
+    func record(outcome: EditOutcome) { record(editWaits: outcome.isPending) }
+
+    /// A pocket save reached the server, or waits: because the server could not be reached, or
+    /// behind an earlier save in conflict or refused (which says nothing about the server).
+    func record(pocketOutcome outcome: PocketSaveOutcome) {
+        if case .pending(_, let entry) = outcome, entry.state != .pending {
+            refreshPendingEdits()
+            onChange?()
+            return
+        }
+        record(editWaits: outcome.isPending)
+    }
+
+    private func record(editWaits: Bool) {
+        if editWaits {
             if isOnline { recordUnreachable(reason: Self.noAnswer) }
             refreshPendingEdits()
             onChange?()

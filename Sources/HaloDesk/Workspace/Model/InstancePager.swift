@@ -1,7 +1,8 @@
 import HaloServices
 
-/// The instances of one module as the list shows them: a total from the server and pages of
-/// `pageSize` fetched on demand when a row asks for data it does not have yet.
+/// The instances of one module (or of chosen ids across modules: the favorites) as the list
+/// shows them: a total from the server and pages of `pageSize` fetched on demand when a row asks
+/// for data it does not have yet.
 ///
 /// At most `maxPages` pages stay in memory (the least recently read go first), so scrolling
 /// through a 100,000-instance module keeps memory flat; a page dropped and needed again is
@@ -18,12 +19,27 @@ final class InstancePager {
         static let recentFirst = Sort(field: .updatedAt, order: .descending)
     }
 
+    /// What the list shows: a module, or instances by id in any module (ids that are no instance
+    /// are simply not found).
+    enum Scope: Equatable {
+        case module(String)
+        case instances([String])
+    }
+
     let pageSize: Int
     /// Pages kept in memory; well above the 2–3 pages a screenful of rows touches.
     let maxPages: Int
     private let content: ContentManager
     private let connection: ConnectionState
-    private(set) var moduleId: String?
+    private(set) var scope: Scope?
+    /// The module shown (nil for none, or for instances across modules).
+    var moduleId: String? {
+        if case .module(let id) = scope { id } else { nil }
+    }
+    /// Whether the list shows chosen instances across modules.
+    var showsInstances: Bool {
+        if case .instances = scope { true } else { false }
+    }
     private(set) var nameFilter = ""
     /// The filter builder's filters (values and metadata); the name box adds to the metadata.
     private(set) var filters = SearchFilters()
@@ -60,11 +76,16 @@ final class InstancePager {
     func show(
         moduleId: String?, nameFilter: String? = nil, filters: SearchFilters? = nil, segment: Segment? = nil, sort: Sort? = nil
     ) {
+        show(scope: moduleId.map(Scope.module), nameFilter: nameFilter, filters: filters, segment: segment, sort: sort)
+    }
+
+    /// `show(moduleId:…)` for any scope (nil: nothing).
+    func show(scope: Scope?, nameFilter: String? = nil, filters: SearchFilters? = nil, segment: Segment? = nil, sort: Sort? = nil) {
         let unchanged =
-            moduleId == self.moduleId && (nameFilter ?? self.nameFilter) == self.nameFilter
+            scope == self.scope && (nameFilter ?? self.nameFilter) == self.nameFilter
             && (filters ?? self.filters) == self.filters && (segment ?? self.segment) == self.segment && (sort ?? self.sort) == self.sort
-        if unchanged, moduleId == nil || totalItems != nil || !loading.isEmpty { return }
-        self.moduleId = moduleId
+        if unchanged, scope == nil || totalItems != nil || !loading.isEmpty { return }
+        self.scope = scope
         if let nameFilter { self.nameFilter = nameFilter }
         if let filters { self.filters = filters }
         if let segment { self.segment = segment }
@@ -87,8 +108,21 @@ final class InstancePager {
         generation += 1
         forgetPages()
         totalItems = nil
-        guard moduleId != nil else { onReset?(0); return }
+        guard hasRows else {
+            if scope != nil { totalItems = 0 }  // no ids to look for: nothing to ask
+            onReset?(0)
+            return
+        }
         load(page: 0)
+    }
+
+    /// Whether the scope can have rows (an empty list of ids has none: asking would list all).
+    private var hasRows: Bool {
+        switch scope {
+        case .module: true
+        case .instances(let ids): !ids.isEmpty
+        case nil: false
+        }
     }
 
     /// Fetches the same query again after an edit, keeping the row count (and so the list's
@@ -98,7 +132,7 @@ final class InstancePager {
         let stale = pages.keys.map { $0 * pageSize..<($0 + 1) * pageSize }
         generation += 1
         forgetPages()
-        guard moduleId != nil else { return }
+        guard hasRows else { return }
         load(page: 0)
         stale.forEach { onRowsLoaded?($0) }
     }
@@ -141,7 +175,11 @@ final class InstancePager {
     /// The query for page `page` (0-based here, 1-based on the wire).
     func query(page: Int) -> SearchQuery {
         var query = SearchQuery().pagination(page: page + 1, limit: pageSize).addSortBy(field: sort.field, order: sort.order)
-        if let moduleId { query = query.moduleIds([moduleId]) }
+        switch scope {
+        case .module(let id): query = query.moduleIds([id])
+        case .instances(let ids): query = query.instanceIds(ids)
+        case nil: break
+        }
         var filters = self.filters
         let name = nameFilter.trimmingCharacters(in: .whitespaces)
         if !name.isEmpty {
@@ -152,7 +190,7 @@ final class InstancePager {
     }
 
     private func load(page: Int) {
-        guard moduleId != nil, !loading.contains(page) else { return }
+        guard hasRows, !loading.contains(page) else { return }
         if let totalItems, page * pageSize >= totalItems, page > 0 { return }
         loading.insert(page)
         let query = query(page: page), requested = generation, content = content

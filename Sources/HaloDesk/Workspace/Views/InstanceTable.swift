@@ -2,7 +2,8 @@ import CGtk
 import Foundation
 import HaloServices
 
-/// The middle pane's list: a column view (name, updated, published, state, tags) over the pager.
+/// The middle pane's list: a column view (name, updated, published, state, tags; the module too
+/// for Favorites) over the pager.
 /// Rows are positions; a row's text is looked up when GTK binds it, so 100,000 rows cost only the
 /// visible ones, and rows whose page has not arrived show a placeholder until it does.
 @MainActor
@@ -26,6 +27,11 @@ final class InstanceTable {
     private let pager: InstancePager
     /// Whether a row's instance has an edit not yet on the server (its state says "Not sent").
     var isUnsent: @MainActor (ContentInstance) -> Bool = { _ in false }
+    /// A module's name by id, for the Module column.
+    var moduleName: @MainActor (String) -> String? = { _ in nil }
+    /// The Module column: in the view only while rows come from several modules.
+    private let moduleColumn: GObjectRef
+    private(set) var showsModules = false
     /// Replacing every row drops the selection; while that happens, selection events are muted.
     private(set) var isRestoringSelection = false
     /// One cell factory per column.
@@ -37,6 +43,7 @@ final class InstanceTable {
         self.pager = pager
         columnView = ColumnView(loaded: try builder.object("instance_table"), model: model)
         widget = try builder.object("instance_scroller")
+        moduleColumn = try builder.object("module_column")
         try configure(builder.object("name_column"), sortKey: SortBy.name.rawValue, tooltip: true) {
             $0.name.isEmpty ? "Untitled" : $0.name
         }
@@ -52,6 +59,17 @@ final class InstanceTable {
         try configure(builder.object("tags_column"), sortKey: nil, tooltip: true) { instance in
             instance.tagList.map(Publication.text(of:)).joined(separator: ", ")
         }
+        configure(moduleColumn, sortKey: nil, tooltip: true) { [weak self] instance in
+            self?.moduleName(instance.moduleId) ?? instance.moduleId
+        }
+    }
+
+    /// Shows the Module column after the names, or takes it away.
+    func showModules(_ show: Bool) {
+        guard show != showsModules else { return }
+        showsModules = show
+        let view = halo_column_view(columnView.raw), column = OpaquePointer(moduleColumn.raw)
+        if show { gtk_column_view_insert_column(view, 1, column) } else { gtk_column_view_remove_column(view, column) }
     }
 
     /// `tooltip`: long texts (names, tags) can be ellipsized, so the cell's tooltip shows them whole.

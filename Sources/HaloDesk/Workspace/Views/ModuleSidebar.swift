@@ -2,8 +2,9 @@ import CGtk
 import Foundation
 import HaloServices
 
-/// The left pane: the app's modules with their instance counts (a navigation-sidebar list), each
-/// followed by the user's saved views of that module (a menu on each renames or deletes it).
+/// The left pane: Favorites (the signed-in user's starred instances, across modules), then the
+/// app's modules with their instance counts (a navigation-sidebar list), each followed by the
+/// user's saved views of that module (a menu on each renames or deletes it).
 @MainActor
 final class ModuleSidebar {
     private let list: ListBox
@@ -13,9 +14,15 @@ final class ModuleSidebar {
     /// What each row of the list is, in row order.
     private var rows: [Entry] = []
     private enum Entry {
+        case favorites
         case module(Module)
         case view(SavedView)
     }
+    /// Whether the Favorites row is listed (favorites need a signed-in user's pocket).
+    private(set) var showsFavorites = false
+    /// Favorites found, as last reported (nil: not counted yet).
+    private var favoritesCount: Int?
+    private var favoritesCountLabel: Label?
 
     /// Module id → name (the id when a module has no name).
     var moduleNames: [String: String] {
@@ -29,6 +36,8 @@ final class ModuleSidebar {
     var onSelect: (@MainActor (Module) -> Void)?
     /// Called when the user picks a saved view.
     var onSelectView: (@MainActor (SavedView) -> Void)?
+    /// Called when the user picks Favorites.
+    var onSelectFavorites: (@MainActor () -> Void)?
     /// Called with a view and its new name from the view's menu.
     var onRenameView: (@MainActor (SavedView, String) -> Void)?
     /// Called when "Delete View…" is chosen in a view's menu.
@@ -42,6 +51,7 @@ final class ModuleSidebar {
         list.onRowSelected { [weak self] index in
             guard let self, !self.isUpdatingSelection, let index, self.rows.indices.contains(index) else { return }
             switch self.rows[index] {
+            case .favorites: self.onSelectFavorites?()
             case .module(let module): self.onSelect?(module)
             case .view(let view): self.onSelectView?(view)
             }
@@ -51,6 +61,13 @@ final class ModuleSidebar {
     /// Replaces the modules; counts show "…" until `setCount` fills them.
     func show(_ modules: [Module]) {
         self.modules = modules
+        rebuild()
+    }
+
+    /// Lists Favorites above the modules, or not.
+    func show(favorites: Bool) {
+        guard favorites != showsFavorites else { return }
+        showsFavorites = favorites
         rebuild()
     }
 
@@ -71,6 +88,9 @@ final class ModuleSidebar {
         countLabels = [:]
         viewMenus = [:]
         rows = []
+        favoritesCountLabel = nil
+        if showsFavorites { append(favoritesRow(), .favorites) }
+        showFavoritesCount()
         for module in modules {
             let row = Box(vertical: false, spacing: 12)
             row.setMargins(6)
@@ -90,6 +110,7 @@ final class ModuleSidebar {
             }
         }
         switch selected {
+        case .favorites?: selectFavorites()
         case .module(let module)?: if let id = module.id { select(moduleId: id) }
         case .view(let view)?: select(viewId: view.id)
         case nil: break
@@ -99,6 +120,47 @@ final class ModuleSidebar {
     private func append(_ content: Widget, _ entry: Entry) {
         gtk_list_box_append(OpaquePointer(list.raw), content.widget)
         rows.append(entry)
+    }
+
+    /// Favorites' row: a star, the name and how many there are.
+    private func favoritesRow() -> Widget {
+        let row = Box(vertical: false, spacing: 8)
+        row.setMargins(6)
+        let icon = Widget(sinking: UnsafeMutableRawPointer(gtk_image_new_from_icon_name("starred-symbolic")))
+        let name = Label("Favorites", classes: [])
+        name.expand(horizontally: true)
+        let count = Label("…", classes: ["dim-label", "numeric"])
+        favoritesCountLabel = count
+        row.append(icon)
+        row.append(name)
+        row.append(count)
+        return row
+    }
+
+    /// How many favorites there are (nil: not known yet).
+    func setFavoritesCount(_ count: Int?) {
+        favoritesCount = count
+        showFavoritesCount()
+    }
+
+    private func showFavoritesCount() {
+        guard let index = rows.firstIndex(where: { if case .favorites = $0 { true } else { false } }) else { return }
+        favoritesCountLabel?.text = favoritesCount.map(DisplayFormat.count) ?? "…"
+        rowWidget(at: index)?.setAccessibleLabel(
+            favoritesCount.map { "Favorites, \($0) instance\($0 == 1 ? "" : "s")" } ?? "Favorites")
+    }
+
+    /// The count shown for Favorites ("…" until known; nil when the row is not listed).
+    var favoritesCountText: String? { favoritesCountLabel?.text }
+
+    /// Highlights Favorites without calling `onSelectFavorites`.
+    func selectFavorites() {
+        select(row: rows.firstIndex { if case .favorites = $0 { true } else { false } })
+    }
+
+    /// Selects Favorites like a click would (calls `onSelectFavorites`).
+    func activateFavorites() {
+        activate(row: rows.firstIndex { if case .favorites = $0 { true } else { false } })
     }
 
     /// A view's row: indented under its module, a search icon, the name, and its menu.
@@ -159,17 +221,16 @@ final class ModuleSidebar {
 
     /// Selects like a click would (calls `onSelect`): keyboard users and tests.
     func activate(moduleId: String) {
-        guard let index = rows.firstIndex(where: { if case .module(let module) = $0 { module.id == moduleId } else { false } }),
-            let row = listBoxRow(at: index)
-        else { return }
-        gtk_list_box_select_row(OpaquePointer(list.raw), row)
+        activate(row: rows.firstIndex { if case .module(let module) = $0 { module.id == moduleId } else { false } })
     }
 
     /// Selects a saved view like a click would (calls `onSelectView`).
     func activate(viewId: String) {
-        guard let index = rows.firstIndex(where: { if case .view(let view) = $0 { view.id == viewId } else { false } }),
-            let row = listBoxRow(at: index)
-        else { return }
+        activate(row: rows.firstIndex { if case .view(let view) = $0 { view.id == viewId } else { false } })
+    }
+
+    private func activate(row index: Int?) {
+        guard let index, let row = listBoxRow(at: index) else { return }
         gtk_list_box_select_row(OpaquePointer(list.raw), row)
     }
 
