@@ -64,28 +64,23 @@ enum PendingStanding: Equatable {
     }
 }
 
-extension OutboxEntry {
-    var standing: PendingStanding {
-        if case .failed(let message) = state {
-            .failed(message: message)
-        } else if state == .pending {
-            .waiting(lastAttempt: lastError)
-        } else {
-            .conflict
+extension OutboxEntryState {
+    /// Where an entry in this state stands; `lastError` is its last network error.
+    func standing(lastError: String?) -> PendingStanding {
+        switch self {
+        case .pending: .waiting(lastAttempt: lastError)
+        case .conflict: .conflict
+        case .failed(let message): .failed(message: message)
         }
     }
 }
 
+extension OutboxEntry {
+    var standing: PendingStanding { state.standing(lastError: lastError) }
+}
+
 extension OutboxPocketEntry {
-    var standing: PendingStanding {
-        if case .failed(let message) = state {
-            .failed(message: message)
-        } else if state == .pending {
-            .waiting(lastAttempt: lastError)
-        } else {
-            .conflict
-        }
-    }
+    var standing: PendingStanding { state.standing(lastError: lastError) }
 }
 
 /// A waiting pocket save as the Pending Edits window shows it: what it changes, and in a

@@ -89,38 +89,39 @@ final class PendingEditsModel {
 
     /// Settles a conflict; keeping mine sends it at once when online.
     func resolve(_ entry: OutboxEntry, keeping resolution: ConflictResolution) {
-        perform("Could not settle the conflict") { try $0.resolve(entry, keeping: resolution) }
-        if resolution == .keepMine, connection.isOnline { send() }
+        settle("Could not settle the conflict", sending: resolution == .keepMine) { try $0.resolve(entry, keeping: resolution) }
     }
 
     /// Queues a refused edit again and sends it when online.
     func retry(_ entry: OutboxEntry) {
-        perform("Could not queue the edit again") { try $0.retry(entry) }
-        if connection.isOnline { send() }
+        settle("Could not queue the edit again", sending: true) { try $0.retry(entry) }
     }
 
     /// Drops an edit for good (the caller asked the user first).
     func discard(_ entry: OutboxEntry) {
-        perform("Could not discard the edit") { try $0.discard(entry) }
+        settle("Could not discard the edit", sending: false) { try $0.discard(entry) }
     }
 
-    /// Settles a pocket save in conflict; keeping mine sends it at once when online.
+    /// The same for a pocket save; the workspace then reads the favorites again.
     func resolve(_ entry: OutboxPocketEntry, keeping resolution: ConflictResolution) {
-        perform("Could not settle the conflict") { try $0.resolve(entry, keeping: resolution) }
-        onPocketChanged()
-        if resolution == .keepMine, connection.isOnline { send() }
+        settle("Could not settle the conflict", sending: resolution == .keepMine, pocket: true) {
+            try $0.resolve(entry, keeping: resolution)
+        }
     }
 
-    /// Queues a refused pocket save again and sends it when online.
     func retry(_ entry: OutboxPocketEntry) {
-        perform("Could not queue the edit again") { try $0.retry(entry) }
-        if connection.isOnline { send() }
+        settle("Could not queue the edit again", sending: true, pocket: true) { try $0.retry(entry) }
     }
 
-    /// Drops a pocket save for good (the caller asked the user first).
     func discard(_ entry: OutboxPocketEntry) {
-        perform("Could not discard the edit") { try $0.discard(entry) }
-        onPocketChanged()
+        settle("Could not discard the edit", sending: false, pocket: true) { try $0.discard(entry) }
+    }
+
+    /// Applies a user's decision on an entry, then, with `sending`, sends the outbox when online.
+    private func settle(_ failure: String, sending: Bool, pocket: Bool = false, _ change: (Outbox) throws -> Void) {
+        perform(failure, change)
+        if pocket { onPocketChanged() }
+        if sending, connection.isOnline { send() }
     }
 
     private func perform(_ failure: String, _ change: (Outbox) throws -> Void) {

@@ -182,18 +182,11 @@ extension Outbox {
     }
 
     private static func pocketEntry(from row: Row) throws -> OutboxPocketEntry {
-        let state: OutboxPocketEntry.State
-        switch row["state"] as String {
-        case "conflict":
-            let copy: String? = row["server_copy"]
-            state = .conflict(server: try JSONValue(string: copy ?? "{}"), revision: row["server_revision"])
-        case "failed": state = .failed(message: row["last_error"] ?? "refused")
-        default: state = .pending
-        }
         let queued: Int64 = row["queued_at"]
         return OutboxPocketEntry(
             owner: row["owner"], saveJSON: try JSONValue(string: row["body"]), baseJSON: try JSONValue(string: row["base_body"]),
-            baseRevision: row["base_revision"], queuedAt: HaloTimestamp.date(fromMilliseconds: Double(queued)), state: state,
+            baseRevision: row["base_revision"], queuedAt: HaloTimestamp.date(fromMilliseconds: Double(queued)),
+            state: try OutboxPocketEntry.State(row: row) { try JSONValue(string: $0) }, serverRevision: row["server_revision"],
             lastError: row["last_error"])
     }
 }

@@ -463,18 +463,23 @@ public final class Outbox: Sendable {
     private static func entry(from row: Row) throws -> OutboxEntry {
         let body: String = row["body"]
         let instance = try ContentInstance(wire: JSONValue(string: body))
-        let state: OutboxEntry.State
-        switch row["state"] as String {
-        case "conflict":
-            let copy: String? = row["server_copy"]
-            state = try .conflict(server: ContentInstance(wire: JSONValue(string: copy ?? "{}")))
-        case "failed": state = .failed(message: row["last_error"] ?? "refused")
-        default: state = .pending
-        }
+        let state = try OutboxEntry.State(row: row) { try ContentInstance(wire: JSONValue(string: $0)) }
         let kind = OutboxEntry.Kind(rawValue: row["kind"]) ?? .update
         let queued: Int64 = row["queued_at"]
         return OutboxEntry(
             id: row["seq"], kind: kind, instance: instance, queuedAt: HaloTimestamp.date(fromMilliseconds: Double(queued)),
             state: state, lastError: row["last_error"])
+    }
+}
+
+extension OutboxEntryState {
+    /// Reads the `state`, `server_copy` and `last_error` columns of an outbox row; `server` reads
+    /// the server's copy kept by a conflict.
+    init(row: Row, server: (String) throws -> Server) throws {
+        switch row["state"] as String {
+        case "conflict": self = .conflict(server: try server(row["server_copy"] ?? "{}"))
+        case "failed": self = .failed(message: row["last_error"] ?? "refused")
+        default: self = .pending
+        }
     }
 }

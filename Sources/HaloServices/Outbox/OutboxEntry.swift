@@ -1,19 +1,23 @@
 import Foundation
 
+/// Where an outbox entry stands; `Server` is what a conflict keeps of the server's version.
+public enum OutboxEntryState<Server: Sendable & Hashable>: Sendable, Hashable {
+    /// Waiting to be sent.
+    case pending
+    /// The server's copy changed after the version this edit was based on. Both versions are
+    /// kept; resolve with `Outbox.resolve(_:keeping:)`.
+    case conflict(server: Server)
+    /// The server refused the edit for another reason (validation, permissions, not found);
+    /// it stays visible until discarded.
+    case failed(message: String)
+}
+
 /// One edit waiting in the outbox (or stuck in it, see `state`).
 public struct OutboxEntry: Sendable, Hashable, Identifiable {
     public enum Kind: String, Sendable, Hashable { case create, update, delete }
 
-    public enum State: Sendable, Hashable {
-        /// Waiting to be sent.
-        case pending
-        /// The server's copy changed after the version this edit was based on. Both versions are
-        /// kept; resolve with `Outbox.resolve(_:keeping:)`.
-        case conflict(server: ContentInstance)
-        /// The server refused the edit for another reason (validation, permissions, not found);
-        /// it stays visible until discarded.
-        case failed(message: String)
-    }
+    /// A conflict keeps the server's instance.
+    public typealias State = OutboxEntryState<ContentInstance>
 
     /// Queue position: edits are sent in this order.
     public let id: Int64
@@ -53,15 +57,8 @@ public struct OutboxFlushReport: Sendable, Equatable {
 /// A pocket save waiting in the outbox (one per user: a later save joins it), or stuck in it.
 /// The pocket is not content: it has no instance, so it is an entry of its own.
 public struct OutboxPocketEntry: Sendable, Hashable, Identifiable {
-    public enum State: Sendable, Hashable {
-        /// Waiting to be sent.
-        case pending
-        /// Someone saved the pocket after the version this save was made on: the pocket the server
-        /// holds now, with its revision. Resolve with `Outbox.resolve(_:keeping:)`.
-        case conflict(server: JSONValue, revision: String?)
-        /// The server refused the save for another reason; it stays visible until discarded.
-        case failed(message: String)
-    }
+    /// A conflict keeps the pocket the server holds now (its revision is `serverRevision`).
+    public typealias State = OutboxEntryState<JSONValue>
 
     /// Whose pocket (`User.account`).
     public let owner: String
@@ -73,6 +70,8 @@ public struct OutboxPocketEntry: Sendable, Hashable, Identifiable {
     public let baseRevision: String?
     public let queuedAt: Date
     public let state: State
+    /// In a conflict, the revision of the server's pocket.
+    public let serverRevision: String?
     /// The last network error met while sending (the entry is still pending).
     public let lastError: String?
 
@@ -84,8 +83,8 @@ public struct OutboxPocketEntry: Sendable, Hashable, Identifiable {
     public var result: Pocket { base.applying(save) }
     /// In a conflict, the pocket the server holds now.
     public var server: Pocket? {
-        guard case .conflict(let wire, let revision) = state else { return nil }
-        return try? Pocket(wire: wire, revision: revision)
+        guard case .conflict(let wire) = state else { return nil }
+        return try? Pocket(wire: wire, revision: serverRevision)
     }
 }
 
