@@ -63,6 +63,18 @@ final class FavoritesTests: XCTestCase {
             XCTAssertEqual(pocket.references["recent"], ["x"])
             XCTAssertEqual(pocket.data, ["theme": "dark"])
             XCTAssertFalse(harness.toasts.contains { $0.contains("Favorites") }, "\(harness.toasts)")
+
+            // A full list: the star says why, and nothing is sent.
+            let limit = 1000  // PocketLimits.entriesPerList, the server's and the SDK's
+            let full = (0..<limit).map { String(format: "%024x", $0) }
+            try PocketWindowTests.setPocket(data: ["theme": "dark"], references: ["favorites": full], harness: harness)
+            let before = try Self.serverPocket(harness).revision
+            try Self.star(in: harness)
+            let toast = try XCTUnwrap(harness.toasts.last)
+            XCTAssertTrue(toast.hasPrefix("Could not add “\(product.name)” to Favorites: "), toast)
+            XCTAssertTrue(toast.contains("limit is \(limit)"), toast)
+            XCTAssertEqual(view.favoriteButton.iconName, "non-starred-symbolic")
+            XCTAssertEqual(try Self.serverPocket(harness).revision, before)
         }
     }
 

@@ -62,6 +62,11 @@ final class OfflinePocketTests: XCTestCase {
                     $0.hasSuffix("added to Favorites on this computer and will be sent when the server is reachable.")
                 }, "\(harness.toasts)")
             XCTAssertEqual(view.pendingButton.label, "1 edit pending", "one pocket save per user")
+            // Favorites lists it from the copy on this computer ("a" is no instance: skipped).
+            view.sidebar.activateFavorites()
+            XCTAssertTrue(harness.pump { view.pager.showsInstances && view.pager.totalItems == 1 && view.table.isSettled })
+            XCTAssertEqual(view.pager.instance(at: 0)?.id, articleId)
+            XCTAssertTrue(view.pager.source.isFromCache)
 
             // Pending Edits lists it as the pocket, with what changed.
             view.showPendingEdits()

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HaloContentStore
+import Synchronization
 import XCTest
 
 @testable import HaloServices
@@ -184,6 +185,32 @@ final class PocketOutboxTests: XCTestCase {
         XCTAssertEqual(onServer.data, ["theme": "light"])
         XCTAssertEqual(onServer.references, ["favorites": ["a", "b"], "news": []], "old deleted, news emptied")
         XCTAssertEqual(onServer.revision, "\"2\"", "one save")
+    }
+
+    /// A change read from a pocket someone else has saved over since is refused (409) and redone
+    /// on the pocket the refusal carries: both changes are kept, as for a favorite starred on two
+    /// computers at once.
+    func testAChangeRefusedAsStaleIsRedoneOnThePocketSavedElsewhere() async throws {
+        let core = try await signedInCore()
+        core.cacheTimeToLive = 3600  // the next read is the kept copy, which the other computer outdates
+        let checker = try await signedInCore()
+        try await setPocket(["theme": "dark"], ["favorites": ["a"]], by: checker)
+        _ = try await core.auth.getPocket()
+        try await setPocket(["theme": "dark"], ["favorites": ["a", "theirs"]], by: checker)
+
+        let attempts = Mutex<[[String]]>([])
+        let outcome = try await core.auth.changePocket { pocket in
+            attempts.withLock { $0.append(pocket.references["favorites"] ?? []) }
+            let save = Pocket()
+            save.setData(pocket.data)
+            save.setReferences(key: "favorites", values: (pocket.references["favorites"] ?? []) + ["mine"])
+            return save
+        }
+        XCTAssertEqual(attempts.withLock { $0 }, [["a"], ["a", "theirs"]], "read stale, refused, redone on theirs")
+        XCTAssertFalse(outcome.isPending)
+        let onServer = try await checker.auth.getPocket()
+        XCTAssertEqual(onServer.references["favorites"], ["a", "theirs", "mine"])
+        XCTAssertEqual(onServer.revision, "\"3\"")
     }
 
     /// The waiting save is in the pending-edits file: it outlives the app, and a new version of

@@ -70,6 +70,7 @@ extension WorkspaceView {
         if listsFavorites, !pager.isFiltered { sidebar.setFavoritesCount(total) }
         listStack.visiblePage = listsFavorites && total == 0 && !pager.isFiltered ? "no_favorites" : "list"
         table.showModules(listsFavorites)
+        guard newButton.isSensitive == listsFavorites else { return }  // a tooltip set costs an X round trip
         newButton.isSensitive = !listsFavorites
         filterButton.isSensitive = !listsFavorites
         newButton.tooltip = listsFavorites ? "Open a module to create an instance in it" : "New Instance (Ctrl+N)"
