@@ -36,10 +36,16 @@ final class FavoritesTests: XCTestCase {
             XCTAssertEqual(view.favoriteButton.tooltip, "Add to Favorites (Ctrl+Shift+D)")
             XCTAssertEqual(Self.accessibleLabelMismatch(view.favoriteButton, "Add to Favorites"), nil)
             try harness.screenshots(name: "favorites-star-off")
+            // The pocket window, open meanwhile, follows.
+            let pocketWindow = try PocketWindowTests.open(harness)
+            let loads = pocketWindow.completedLoads
 
             var done = view.completedFavoriteOperations
             view.favoriteButton.click()
             XCTAssertTrue(harness.pump { view.completedFavoriteOperations > done })
+            XCTAssertTrue(harness.pump { pocketWindow.completedLoads > loads && pocketWindow.editor != nil })
+            XCTAssertEqual(pocketWindow.draft?.references.first { $0.name == "favorites" }?.entries, [id])
+            pocketWindow.window.close()
             XCTAssertEqual(view.favoriteButton.iconName, "starred-symbolic")
             XCTAssertEqual(view.favoriteButton.tooltip, "Remove from Favorites (Ctrl+Shift+D)")
             XCTAssertEqual(Self.accessibleLabelMismatch(view.favoriteButton, "Remove from Favorites"), nil)
