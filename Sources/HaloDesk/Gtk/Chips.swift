@@ -1,19 +1,21 @@
 import CGtk
 
-/// A GtkCheckButton with a label: one of several choices that can be on together.
+/// A GtkToggleButton with a label: one of several choices that can be on together. (Not a
+/// GtkCheckButton: GTK 4.8 gives check buttons no accessible action, so assistive technology
+/// could not tick them.)
 @MainActor
-final class CheckButton: Widget {
-    override class var gType: GType { gtk_check_button_get_type() }
+final class ToggleButton: Widget {
+    override class var gType: GType { gtk_toggle_button_get_type() }
 
     convenience init(label: String) {
-        self.init(sinking: UnsafeMutableRawPointer(gtk_check_button_new_with_label(label)))
+        self.init(sinking: UnsafeMutableRawPointer(gtk_toggle_button_new_with_label(label)))
     }
 
-    private var check: UnsafeMutablePointer<GtkCheckButton> { raw.assumingMemoryBound(to: GtkCheckButton.self) }
+    private var toggle: UnsafeMutablePointer<GtkToggleButton> { raw.assumingMemoryBound(to: GtkToggleButton.self) }
 
     var isActive: Bool {
-        get { gtk_check_button_get_active(check) != 0 }
-        set { gtk_check_button_set_active(check, newValue ? 1 : 0) }
+        get { gtk_toggle_button_get_active(toggle) != 0 }
+        set { gtk_toggle_button_set_active(toggle, newValue ? 1 : 0) }
     }
 
     /// The user (or code) turned it on or off.

@@ -52,11 +52,12 @@ final class ChoiceFieldEditor: FieldEditorState, FieldEditor {
     }
 }
 
-/// Any of the field's choices (multiple choice, multiple select drop-down): one check button each.
+/// Any of the field's choices (multiple choice, multiple select drop-down): one toggle button
+/// each, pressed while chosen.
 @MainActor
 final class MultipleChoiceFieldEditor: FieldEditorState, FieldEditor {
     /// One per choice, in the field's order, then one per stored value that is not a choice.
-    private(set) var checks: [(choice: String, button: CheckButton)] = []
+    private(set) var checks: [(choice: String, button: ToggleButton)] = []
     let widget: Widget
     var focusTarget: Widget { checks.first?.button ?? widget }
     /// The stored order: values kept keep their place, new ones follow.
@@ -73,7 +74,9 @@ final class MultipleChoiceFieldEditor: FieldEditorState, FieldEditor {
         super.init(context: context)
         let strays = storedValues.filter { !field.choices.contains($0) }
         for choice in field.choices + strays {
-            let check = CheckButton(label: field.choices.contains(choice) ? choice : "\(choice) (not a choice)")
+            let check = ToggleButton(label: field.choices.contains(choice) ? choice : "\(choice) (not a choice)")
+            check.addCSSClass("pill")
+            check.addCSSClass("small-pill")
             check.isActive = storedValues.contains(choice)
             check.onToggled(weakly(self) { $0.toggled() })
             gtk_flow_box_insert(OpaquePointer(flow.raw), check.widget, -1)
