@@ -8,6 +8,8 @@ PACKAGES=(
   pkg-config libgtk-4-dev libadwaita-1-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-dev
   # run and GUI tests: virtual display, D-Bus session, keyring, accessibility bus
   xvfb xauth dbus dbus-x11 gnome-keyring libsecret-tools at-spi2-core
+  # language and country names for the localized-text editor
+  iso-codes
   python3 python3-pyatspi gir1.2-atspi-2.0 libgtk-4-bin imagemagick x11-utils
   # packaging validators
   desktop-file-utils appstream

@@ -141,6 +141,48 @@ final class AppLaunchTests: XCTestCase {
         ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
     }
 
+    /// Issue 14 from outside the process: a product created over AT-SPI with the field
+    /// editors (entries, a number refused then accepted, a switch, a color's hex code, a choice
+    /// picked in its popover, check boxes) reaches the server with those values and types, as
+    /// `halo search` reads them.
+    func testFieldEditorsThroughTheAccessibilityTree() throws {
+        try GUITestEnvironment.requireDisplay()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-fields-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (server, port, demo) = try MainActor.assumeIsolated {
+            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"))
+        }
+        defer { server.kill() }
+        let url = "http://127.0.0.1:\(port)"
+        try MainActor.assumeIsolated {
+            let keyring = RemoteWorkspace.secretKeyring(environment: HaloEnvironment(url), clientId: demo.clientId)
+            try WorkspaceHarness.wait { try await keyring.store(demo.clientSecret, label: "HaloDesk test client") }
+        }
+        var settings = AppSettings()
+        settings.workspace = .remote
+        settings.environment = url
+        settings.clientId = demo.clientId
+        settings.lastEmail = demo.editorEmail
+        let name = "AT-SPI Lamp \(Int.random(in: 1000...9999))"
+        try runAccessibilityScript(
+            "field_editors.py", arguments: [demo.editorPassword, name, "150"], log: "accessibility-field-editors",
+            expecting: "created through the field editors"
+        ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
+        let found = try MainActor.assumeIsolated {
+            try WorkspaceHarness.haloSearch(
+                module: "Products", filter: "meta.name = \"\(name)\"", port: port, demo: demo, home: directory.appendingPathComponent("cli")
+            )
+        }
+        let values = try XCTUnwrap(found.first?["values"], "\(name) is not on the server")
+        XCTAssertEqual(values["title"], "Lamp made over AT-SPI")
+        XCTAssertEqual(values["price"], .number(12.5))
+        XCTAssertEqual(values["inStock"], .bool(true))
+        XCTAssertEqual(values["color"], "#00897b")
+        XCTAssertEqual(values["size"], "L")
+        XCTAssertEqual(values["features"], ["recycled", "organic"])
+        XCTAssertEqual(values["manual"], "https://videos.example.com/at-spi.mp4")
+    }
+
     /// Launches the app with the accessibility bus, runs `accessibility/<script>` against it (as
     /// assistive technology would, from outside the process) and requires it to succeed and print
     /// `expected`. The app's output goes to test-artifacts/<log>.log.

@@ -92,15 +92,9 @@ final class PublicationTests: XCTestCase {
     /// instant, including one on the day New York moves its clocks; and a stored date opened and
     /// left alone under another zone keeps its millisecond.
     func testPublishDateDoesNotMoveBetweenTimeZones() throws {
-        let saved = getenv("TZ").map { String(cString: $0) }
-        defer {
-            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
-            tzset()
-        }
-        func zone(_ name: String) {
-            setenv("TZ", name, 1)
-            tzset()
-        }
+        let zones = TimeZoneSwitch()
+        defer { zones.restore() }
+        func zone(_ name: String) { zones.use(name) }
 
         zone("America/New_York")
         // 2026-03-08 03:30 EDT (the clocks went from 02:00 EST to 03:00 EDT that night) = 07:30 UTC;

@@ -17,12 +17,74 @@ final class WorkspaceFieldValueTests: XCTestCase {
         XCTAssertEqual(FieldKind.inferred(from: ["en-US": "Hi", "es-ES": "Hola"]), .localized)
         XCTAssertEqual(FieldKind.inferred(from: ["weight": 3]), .object)
         XCTAssertEqual(FieldKind.inferred(from: ["S", "M"]), .list)
-        XCTAssertEqual(FieldKind(fieldTypeName: "Single relation"), .relation)
-        XCTAssertEqual(FieldKind(fieldTypeName: "Long text"), .longText)
-        XCTAssertNil(FieldKind(fieldTypeName: "Hologram"))
-        XCTAssertEqual(FieldKind(fieldTypeName: "localized TEXT"), .localized)
+        XCTAssertEqual(FieldKind.inferred(from: ["en": "Hi", "zh-Hant-TW": "你好"]), .localized)
+    }
+
+    /// A declared field is edited by its type, read by wire name as the server sends it.
+    func testKindsOfDeclaredFields() {
+        func declared(_ typeName: String, format: JSONValue? = nil) -> FieldDescriptor {
+            FieldDescriptor(declared: ModuleField(name: "f", format: format, fieldType: ModuleFieldType(name: typeName)))
+        }
+        XCTAssertEqual(declared("Single relation").kind, .relation)
+        XCTAssertEqual(declared("localized TEXT").kind, .localized)
+        XCTAssertEqual(declared("Hologram").kind, .text, "a type HALO does not define is edited as text")
+        XCTAssertNil(declared("Hologram").type)
+        XCTAssertEqual(declared("Date").kind, .date)
+        XCTAssertEqual(declared("Date", format: ["precision": "day"]).kind, .day)
+        XCTAssertEqual(declared("Time").kind, .time)
+        let choice = declared("Multiple select dropdown", format: ["values": ["S", "M"], "default": "S"])
+        XCTAssertEqual(choice.choices, ["S", "M"])
+        XCTAssertEqual(choice.defaultValue, "S")
+        XCTAssertTrue(choice.takesSeveralChoices)
         // Every field type has a kind, reached by its wire name as by the type.
-        for type in FieldType.allCases { XCTAssertEqual(FieldKind(fieldTypeName: type.name), FieldKind(type), type.name) }
+        for type in FieldType.allCases { XCTAssertEqual(declared(type.name).kind, FieldKind(type), type.name) }
+    }
+
+    /// The convention of docs/protocol.md "Dates and times": a date-only value is 00:00 UTC of
+    /// its day, a time of day is milliseconds since midnight; neither moves when the same value
+    /// is read or typed in New York or Kolkata, on a day New York changes its clocks or not. A
+    /// time stored by HALO's own CMS as a whole instant reads as its local time of day.
+    func testDatesAndTimesDoNotMoveBetweenTimeZones() throws {
+        let zones = TimeZoneSwitch()
+        defer { zones.restore() }
+        var typed: [String: [JSONValue?]] = [:]
+        for zone in ["America/New_York", "Asia/Kolkata", "UTC"] {
+            zones.use(zone)
+            for day in ["2026-03-08", "2026-11-01", "2026-07-15"] {  // New York's DST changes, and summer
+                let value = try FieldValueText.parse(day, kind: .day, field: "releaseDate")
+                typed[day, default: []].append(value)
+                XCTAssertEqual(FieldValueText.display(value, kind: .day), day, zone)
+            }
+            typed["19:30", default: []].append(try FieldValueText.parse("19:30", kind: .time, field: "doors"))
+            XCTAssertEqual(FieldValueText.display(.number(70_200_000), kind: .time), "19:30", zone)
+            XCTAssertEqual(FieldValueText.display(.number(0), kind: .time), "00:00", zone)
+        }
+        XCTAssertEqual(typed["2026-03-08"]?.first, .number(1_772_928_000_000))
+        XCTAssertEqual(typed["19:30"]?.first, .number(70_200_000))
+        for (text, values) in typed { XCTAssertEqual(Set(values.map { $0?.doubleValue }).count, 1, "\(text) moved: \(values)") }
+
+        zones.use("Asia/Kolkata")
+        // 2026-03-08 12:00 UTC, as HALO's CMS stored a time: 17:30 in Kolkata.
+        XCTAssertEqual(FieldValueText.display(.number(1_772_971_200_000), kind: .time), "17:30")
+        XCTAssertThrowsError(try FieldValueText.parse("24:00", kind: .time, field: "doors")) { error in
+            XCTAssertEqual((error as? FieldValueError)?.description, "“doors” must be a time of day like 19:30, not “24:00”.")
+        }
+        XCTAssertThrowsError(try FieldValueText.parse("2026-02-30", kind: .day, field: "releaseDate"))
+        XCTAssertThrowsError(try FieldValueText.parse("example.com", kind: .link, field: "link")) { error in
+            XCTAssertEqual((error as? FieldValueError)?.description, "“link” must be a web address starting with https:// or http://.")
+        }
+    }
+
+    func testPlainTextOfHTMLAndLocaleNames() {
+        XCTAssertEqual(
+            HTMLText.plainText(
+                of: "<h2>Oak &amp; Steel</h2><p>Built  to\nlast.<br>Since&nbsp;1901 &#8212; &#x263A;</p><script>x()</script>"),
+            "Oak & Steel\nBuilt to last.\nSince 1901 — ☺")
+        XCTAssertEqual(HTMLText.plainText(of: "no markup & < alone"), "no markup & < alone")
+        XCTAssertEqual(LocaleNames.name(of: "es-ES"), "Spanish (Spain)")
+        XCTAssertEqual(LocaleNames.name(of: "nl_NL"), "Dutch (Netherlands)")
+        XCTAssertEqual(LocaleNames.name(of: "en"), "English")
+        XCTAssertEqual(LocaleNames.name(of: "xx-YY"), "xx-YY")
     }
 
     func testParsingValidatesByKind() throws {

@@ -88,7 +88,7 @@ final class WorkspaceImageTests: XCTestCase {
             XCTAssertEqual(view.editor.instance?.id, authors[0].id)
 
             // Editing the address reloads the preview after a pause; an image over 10 MB is refused.
-            guard case .entry(let entry)? = view.editor.input(named: "photo") else { return XCTFail("photo should be an entry") }
+            let entry = try XCTUnwrap(view.editor.fieldEditor(named: "photo", as: EntryFieldEditor.self)?.entry)
             entry.text = images.url("/huge.png").absoluteString
             XCTAssertEqual(current.state, .loaded(width: 1190, height: 750), "no reload while typing")
             XCTAssertTrue(harness.pump { current.state != .loaded(width: 1190, height: 750) && current.state != .loading })

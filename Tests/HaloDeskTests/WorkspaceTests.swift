@@ -52,12 +52,10 @@ final class WorkspaceTests: XCTestCase {
             let opened = try XCTUnwrap(view.pager.instance(at: 0))
             XCTAssertTrue(harness.pump { view.editor.instance?.id == opened.id })
             XCTAssertEqual(view.editor.nameEntry.text, opened.name)
-            guard case .entry(let price)? = view.editor.input(named: "price") else { return XCTFail("price should be a text entry") }
-            guard case .toggle(let inStock)? = view.editor.input(named: "inStock") else { return XCTFail("inStock should be a switch") }
-            guard case .entry(let releaseDate)? = view.editor.input(named: "releaseDate") else {
-                return XCTFail("releaseDate should be an entry")
-            }
-            XCTAssertNotNil(releaseDate.text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/), releaseDate.text)
+            let price = try XCTUnwrap(view.editor.fieldEditor(named: "price", as: EntryFieldEditor.self)?.entry)
+            let inStock = try XCTUnwrap(view.editor.fieldEditor(named: "inStock", as: BooleanFieldEditor.self)?.toggle)
+            let releaseDate = try XCTUnwrap(view.editor.fieldEditor(named: "releaseDate", as: DateFieldEditor.self)?.input)
+            XCTAssertNotNil(releaseDate.button.label.wholeMatch(of: /\d{4}-\d{2}-\d{2}/), "a date-only field: \(releaseDate.button.label)")
             XCTAssertFalse(view.saveButton.isSensitive, "nothing edited yet")
 
             // A number field refuses text: nothing is sent, the toast says why.
@@ -69,27 +67,29 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(view.editor.problemText(field: "price"), "“price” must be a number, not “cheap”.", "said under the field")
             XCTAssertEqual(view.completedOperations, before)
 
-            // A value only the server refuses: its sentence goes under the field, in words, with
-            // no HTTP status anywhere.
-            guard case .entry(let color)? = view.editor.input(named: "color") else { return XCTFail("color should be an entry") }
-            let shownColor = color.text
+            // A value only the server refuses (a text over its 1,000 characters): its sentence
+            // goes under the field, in words, with no HTTP status anywhere.
+            let title = try XCTUnwrap(view.editor.fieldEditor(named: "title", as: EntryFieldEditor.self)?.entry)
+            let shownTitle = title.text
             price.text = "42.5"
-            color.text = "teal-ish"
+            title.text = String(repeating: "x", count: 1001)
             var attempt = view.completedOperations
             view.saveButton.click()
             harness.waitForOperation(after: attempt)
-            XCTAssertEqual(view.editor.problemText(field: "color"), "Color must be a hex color such as #1a2b3c.")
+            let serverSentence = try XCTUnwrap(view.editor.problemText(field: "title"))
+            XCTAssertTrue(serverSentence.contains("1000 characters"), serverSentence)
             XCTAssertNil(view.editor.problemText(field: "price"), "the earlier problem is gone")
-            XCTAssertEqual(harness.toasts.last, "Could not save “\(opened.name)”: Color must be a hex color such as #1a2b3c.")
+            XCTAssertEqual(harness.toasts.last, "Could not save “\(opened.name)”: \(serverSentence)")
             XCTAssertFalse(harness.toasts.contains { $0.contains("HTTP") }, "\(harness.toasts)")
+            XCTAssertEqual(title.text.count, 1001, "what was typed is kept")
             try harness.screenshots(name: "workspace-field-error")
-            color.text = shownColor
+            title.text = shownTitle
             attempt = view.completedOperations
 
             // Valid edits are saved and reach the server.
             price.text = "42.5"
             inStock.isOn = !inStock.isOn
-            releaseDate.text = "2027-03-04 10:30"
+            releaseDate.choose(year: 2027, month: 3, day: 4)
             view.editor.nameEntry.text = "Renamed by the workspace test"
             view.saveButton.click()
             harness.waitForOperation(after: attempt)
@@ -98,7 +98,7 @@ final class WorkspaceTests: XCTestCase {
             XCTAssertEqual(onServer.name, "Renamed by the workspace test")
             XCTAssertEqual(onServer.values["price"], .number(42.5))
             XCTAssertEqual(onServer.values["inStock"], .bool(inStock.isOn))
-            XCTAssertEqual(onServer.date("releaseDate").map(FieldValueText.format(date:)), "2027-03-04 10:30")
+            XCTAssertEqual(onServer.values["releaseDate"], .number(1_804_118_400_000), "00:00 UTC of 2027-03-04")
             XCTAssertFalse(view.saveButton.isSensitive, "saved: nothing left to save")
             try harness.screenshots(name: "workspace-product")
         }
@@ -247,7 +247,7 @@ final class WorkspaceTests: XCTestCase {
             g_action_group_activate_action(OpaquePointer(actions.raw), "delete", nil)
             XCTAssertNil(view.pendingDialog)
             XCTAssertEqual(view.editor.nameEntry.text, "Katherine Johnson")
-            guard case .entry(let photo)? = view.editor.input(named: "photo") else { return XCTFail("photo should be an entry") }
+            let photo = try XCTUnwrap(view.editor.fieldEditor(named: "photo", as: EntryFieldEditor.self)?.entry)
             photo.text = "not a url"
             view.saveButton.click()
             XCTAssertEqual(harness.toasts.last, "“photo” must be an http(s) image address.")

@@ -20,7 +20,8 @@ final class ContentTests: XCTestCase {
                 fields: [
                     ModuleField("title", .text), ModuleField("price", .number), ModuleField("inStock", .boolean),
                     ModuleField("label", .localizedText), ModuleField("size", .singleChoice, choices: ["S", "M"]),
-                    ModuleField("link", .website),
+                    ModuleField("link", .website), ModuleField("released", .date, isDateOnly: true),
+                    ModuleField("doors", .time),
                 ]))
     }
 
@@ -148,7 +149,7 @@ final class ContentTests: XCTestCase {
         let cases: [(JSONValue, String)] = [
             (["price": "cheap"], "price"), (["title": 5], "title"), (["inStock": "yes"], "inStock"),
             (["label": ["english": "x"]], "label"), (["size": "XXL"], "size"), (["link": "not a url"], "link"),
-            (["unknown": 1], "unknown"),
+            (["unknown": 1], "unknown"), (["released": 1_804_118_400_001], "released"), (["doors": "19:30"], "doors"),
         ]
         for (values, field) in cases {
             let answer = try await server.call(
@@ -157,6 +158,13 @@ final class ContentTests: XCTestCase {
             assertEnvelope(answer, status: 400)
             XCTAssertEqual(answer.json["error"]?["extra"]?["field"]?.stringValue, field, "\(values)")
         }
+
+        // A date-only field takes 00:00 UTC of a day, and says so in its format; a time any timestamp.
+        let days = try await create("Days", ["released": 1_804_118_400_000, "doors": 67_500_000])
+        XCTAssertEqual(days["values"]?["released"], 1_804_118_400_000)
+        let module = try await server.call("GET", "/api/generalcontent/module/\(moduleId!)?withFields=true", token: editor)
+        let released = module.json["fields"]?.arrayValue?.first { $0["name"] == "released" }
+        XCTAssertEqual(released?["format"], ["precision": "day"])
 
         let deleted = try await server.call("DELETE", "/api/generalcontent/instance/\(id)", token: editor)
         XCTAssertEqual(deleted.status, 200)

@@ -29,9 +29,8 @@ struct FilterField: Hashable, Sendable {
         let own: [FilterField]
         if let declared, !declared.isEmpty {
             own = declared.map { field in
-                let kind = field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) } ?? .text
-                let choices = field.format?["values"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                return FilterField(name: field.name, kind: kind, isMetadata: false, choices: choices)
+                let descriptor = FieldDescriptor(declared: field)
+                return FilterField(name: field.name, kind: descriptor.kind, isMetadata: false, choices: descriptor.choices)
             }
         } else {
             own = seen.map { FilterField(name: $0.name, kind: $0.kind, isMetadata: false) }
@@ -80,7 +79,8 @@ enum FilterOperator: CaseIterable, Sendable {
     /// Operators that make sense for a kind of field, the most used first.
     static func offered(for kind: FieldKind) -> [FilterOperator] {
         switch kind {
-        case .number, .date: [.equal, .notEqual, .greater, .greaterOrEqual, .less, .lessOrEqual, .oneOf, .noneOf, .isEmpty, .isNotEmpty]
+        case .number, .date, .day, .time:
+            [.equal, .notEqual, .greater, .greaterOrEqual, .less, .lessOrEqual, .oneOf, .noneOf, .isEmpty, .isNotEmpty]
         case .boolean: [.equal, .notEqual, .isEmpty, .isNotEmpty]
         case .text, .longText, .link, .image: [.contains, .equal, .notEqual, .oneOf, .noneOf, .isEmpty, .isNotEmpty]
         case .relation, .relations, .list: [.equal, .notEqual, .oneOf, .noneOf, .isEmpty, .isNotEmpty]
@@ -124,9 +124,9 @@ enum FilterValue: Equatable, Sendable {
     func fits(_ kind: FieldKind) -> Bool {
         switch self {
         case .none, .wire: true
-        case .text: ![.number, .date, .boolean].contains(kind)
-        case .number: kind == .number
-        case .date: kind == .date
+        case .text: ![.number, .date, .day, .time, .boolean].contains(kind)
+        case .number: kind == .number || kind == .time
+        case .date: kind == .date || kind == .day
         case .bool: kind == .boolean
         case .list(let items): items.allSatisfy { $0.fits(kind) && !$0.isList }
         }
@@ -154,8 +154,8 @@ enum FilterValue: Equatable, Sendable {
     init(wire value: JSONValue, type: String, kind: FieldKind) {
         switch (value, type) {
         case (.string(let text), "string"): self = .text(text)
-        case (.number(let number), "date") where kind == .date: self = .date(number)
-        case (.number(let number), "number") where kind != .date: self = .number(number)
+        case (.number(let number), "date") where kind == .date || kind == .day: self = .date(number)
+        case (.number(let number), "number") where kind != .date && kind != .day: self = .number(number)
         case (.bool(let flag), "string"): self = .bool(flag)
         case (.array(let items), _):
             let typed = items.map { FilterValue(wire: $0, type: type == "date" ? "date" : SearchFilter.inferredType(of: $0), kind: kind) }

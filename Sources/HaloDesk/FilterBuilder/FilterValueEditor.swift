@@ -67,7 +67,7 @@ final class FilterValueEditor {
                 }
             }
             (input, widget, focusTarget) = (.number(spin), spin, spin)
-        case .date:
+        case .date, .day:
             let shown: Double? = if case .date(let milliseconds) = condition.value { milliseconds } else { nil }
             let date = DateInput(purpose: purpose, milliseconds: shown) { milliseconds, problem in
                 onChange(milliseconds.map(FilterValue.date) ?? .none, problem)
@@ -101,9 +101,10 @@ final class FilterValueEditor {
     /// The typed value for text entered for `field` (nil for empty text), by the same rules as
     /// the instance editor.
     static func value(typed text: String, for field: FilterField) throws(FieldValueError) -> FilterValue? {
-        switch try FieldValueText.parse(text, kind: field.kind == .number || field.kind == .date ? field.kind : .text, field: field.label) {
+        let typed: Set<FieldKind> = [.number, .date, .day, .time]
+        switch try FieldValueText.parse(text, kind: typed.contains(field.kind) ? field.kind : .text, field: field.label) {
         case nil: return nil
-        case .number(let number)?: return field.kind == .date ? .date(number) : .number(number)
+        case .number(let number)?: return field.kind == .date || field.kind == .day ? .date(number) : .number(number)
         case .string(let text)?: return .text(text)
         case let other?: return .wire(other, type: SearchFilter.inferredType(of: other))
         }
@@ -150,22 +151,20 @@ extension SpinButton {
     func onTextChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("changed", handler) }
 }
 
-/// The values of "is one of" / "is none of": chips (each removes itself when clicked) and a way
+/// The values of "is one of" / "is none of": chips (each with a remove button) and a way
 /// to add one suited to the field — the field's choices, an instance picker, or an entry (Enter adds).
 @MainActor
 final class ChipsInput {
     let widget: Widget
-    /// The chips shown, one per value (clicking one removes its value).
-    private(set) var chips: [Button] = []
+    /// The chips shown, one per value (each with its remove button).
+    var chips: [ChipBox.Chip] { chipBox.chips }
     /// How values are added: typed into an entry, or picked.
     private(set) var entry: Editable?
     private(set) var choicePicker: OptionPicker?
     private(set) var instancePicker: InstancePicker?
     private var items: [FilterValue]
-    /// Names shown on instance chips instead of ids, once picked.
-    private var names: [String: String] = [:]
     private let field: FilterField
-    private let chipBox: Widget
+    private var chipBox: ChipBox!
     private let onChange: FilterValueEditor.Change
 
     var focusTarget: Widget { choicePicker?.button ?? instancePicker?.button ?? entry ?? widget }
@@ -177,13 +176,10 @@ final class ChipsInput {
         self.field = field
         self.items = items
         self.onChange = onChange
-        chipBox = Widget(sinking: UnsafeMutableRawPointer(gtk_flow_box_new()))
-        gtk_flow_box_set_selection_mode(OpaquePointer(chipBox.raw), GTK_SELECTION_NONE)
-        gtk_flow_box_set_max_children_per_line(OpaquePointer(chipBox.raw), 12)
-        chipBox.setAccessibleLabel("\(purpose): chosen values")
         let column = Box(vertical: true, spacing: 6)
-        column.append(chipBox)
         widget = column
+        chipBox = ChipBox(accessibleLabel: "\(purpose): chosen values") { [weak self] text in self?.remove(text) }
+        column.append(chipBox.widget)
         if !field.choices.isEmpty {
             let picker = OptionPicker(options: field.choices, selected: nil, placeholder: "Add…", accessibleLabel: "Add a value") {
                 [weak self] index in
@@ -221,35 +217,25 @@ final class ChipsInput {
 
     private func add(_ value: FilterValue, label: String? = nil) {
         guard !items.contains(value) else { return }
-        if case .text(let id) = value, let label { names[id] = label }
+        if case .text(let id) = value, let label { chipBox.name([id: label]) }
         items.append(value)
         showChips()
         onChange(.list(items), nil)
     }
 
-    private func remove(at index: Int) {
+    private func remove(_ text: String) {
+        guard let index = items.firstIndex(where: { chipText($0) == text }) else { return }
         items.remove(at: index)
         showChips()
         onChange(.list(items), nil)
         focusTarget.grabFocus()
     }
 
-    private func showChips() {
-        while let child = gtk_widget_get_first_child(chipBox.widget) {
-            gtk_flow_box_remove(OpaquePointer(chipBox.raw), child)
-        }
-        chips = items.enumerated().map { index, value in
-            var shown = FilterValueEditor.text(of: value, kind: field.kind)
-            if case .text(let id) = value, let name = names[id] { shown = name }
-            let chip = Button(label: "\(shown)  ✕")
-            chip.addCSSClass("pill")
-            chip.addCSSClass("small-pill")
-            chip.setAccessibleLabel("Remove \(shown)")
-            chip.tooltip = "Remove \(shown)"
-            chip.onClicked(weakly(self) { $0.remove(at: index) })
-            gtk_flow_box_insert(OpaquePointer(chipBox.raw), chip.widget, -1)
-            return chip
-        }
-        chipBox.isVisible = !items.isEmpty
+    /// The chip's value: an instance's id (named once picked), else the value as the editor writes it.
+    private func chipText(_ value: FilterValue) -> String {
+        if case .text(let text) = value { return text }
+        return FilterValueEditor.text(of: value, kind: field.kind)
     }
+
+    private func showChips() { chipBox.show(items.map(chipText)) }
 }

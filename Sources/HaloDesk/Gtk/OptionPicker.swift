@@ -13,7 +13,8 @@ final class OptionPicker {
     /// The search entry of a long list (nil for a short one).
     let searchEntry: Editable?
     private let popover: Popover
-    private let onPick: @MainActor (Int) -> Void
+    /// Hears the index chosen (a host may set it after init to capture itself weakly).
+    var onPick: @MainActor (Int) -> Void
     /// What the button is for ("Field"); its accessible name adds the option shown.
     private let purpose: String
 
@@ -69,6 +70,12 @@ final class OptionPicker {
         guard let index = options.firstIndex(of: label) else { return false }
         optionButtons[index].click()
         return true
+    }
+
+    /// Shows `label` instead of an option (nothing chosen), as the placeholder is shown.
+    func showUnchosen(_ label: String) {
+        button.label = label
+        button.setAccessibleLabel("\(purpose): \(label)")
     }
 
     private func pick(_ index: Int) {

@@ -63,7 +63,7 @@ private struct DemoSeeder {
                 ModuleField("color", .color), ModuleField("specs", .object), ModuleField("sizes", .list),
                 ModuleField("size", .singleSelectDropdown, choices: ["S", "M", "L", "XL"]),
                 ModuleField("features", .multipleSelectDropdown, choices: ["waterproof", "recycled", "wireless", "organic"]),
-                ModuleField("manual", .video), ModuleField("jingle", .audio), ModuleField("releaseDate", .date),
+                ModuleField("manual", .video), ModuleField("jingle", .audio), ModuleField("releaseDate", .date, isDateOnly: true),
             ])
         let events = try module(
             "Events",
@@ -121,7 +121,7 @@ private struct DemoSeeder {
                 "features": .array([.string(random.pick(["waterproof", "recycled"])), .string(random.pick(["wireless", "organic"]))]),
                 "manual": .string("https://videos.example.com/manuals/\(index).mp4"),
                 "jingle": .string("https://audio.example.com/jingles/\(index % 12).mp3"),
-                "releaseDate": .number(Double(now - Int64(random.next() % 700) * Self.day)),
+                "releaseDate": .number(Double((now / Self.day - Int64(random.next() % 700)) * Self.day)),
             ]
             add(products, title, values, state: state(index), tags: tags(index + 1))
         }
@@ -133,7 +133,8 @@ private struct DemoSeeder {
             let starts = now + Int64(index - 20) * 3 * Self.day
             let summary = random.words(20)
             let values: [String: JSONValue] = [
-                "name": .string(name), "starts": .number(Double(starts)), "doors": .number(Double(starts - 3_600_000)),
+                "name": .string(name), "starts": .number(Double(starts)),
+                "doors": .number(Double((18 * 60 + Int64(index % 6) * 30) * 60_000)),
                 "venue": .string("\(random.title(2)) Hall, \(city)"),
                 "poster": .string("https://picsum.photos/seed/event\(index)/800/1200"),
                 "description": ["en-US": .string(summary), "es-ES": .string("\(summary) (es)"), "nl-NL": .string("\(summary) (nl)")],

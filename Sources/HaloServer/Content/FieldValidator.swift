@@ -51,11 +51,14 @@ enum FieldValidator {
                 let host = URL(string: text)?.host?.lowercased(), host.hasSuffix("youtube.com") || host.hasSuffix("youtu.be")
             else { return fail("must be a YouTube URL") }
         case .date, .time:
-            if value.int64Value == nil { return fail("must be a timestamp in milliseconds") }
+            guard let milliseconds = value.int64Value else { return fail("must be a timestamp in milliseconds") }
+            if field.isDateOnly, milliseconds % 86_400_000 != 0 {
+                return fail("must be a date without a time of day: 00:00 UTC of that day in milliseconds")
+            }
         case .boolean:
             if value.boolValue == nil { return fail("must be true or false") }
         case .color:
-            guard let text = value.stringValue, isHexColor(text) else { return fail("must be a hex color such as #1a2b3c") }
+            guard let text = value.stringValue, HexColor.isValid(text) else { return fail("must be a hex color such as #1a2b3c") }
         case .multipleRelation:
             guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else {
                 return fail("must be an array of instance ids")
@@ -66,7 +69,7 @@ enum FieldValidator {
             if value.arrayValue == nil { return fail("must be a JSON array") }
         case .localizedText:
             guard let perLocale = value.objectValue else { return fail("must be an object keyed by locale code") }
-            if let key = perLocale.keys.sorted().first(where: { !isLocaleCode($0) }) {
+            if let key = perLocale.keys.sorted().first(where: { !LocaleCode.isValid($0) }) {
                 return ("validator.13", "has '\(key)', which is not a locale code")
             }
             if perLocale.values.contains(where: { $0.stringValue == nil }) {
@@ -93,19 +96,5 @@ enum FieldValidator {
     private static func isWebURL(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host else { return false }
         return (scheme == "http" || scheme == "https") && !host.isEmpty
-    }
-
-    private static func isHexColor(_ text: String) -> Bool {
-        let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
-        return [3, 6, 8].contains(digits.count) && digits.allSatisfy(\.isHexDigit)
-    }
-
-    /// `en`, `en-US`, `zh-Hant-TW`, `es_ES` style codes.
-    private static func isLocaleCode(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            .flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
-        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isLetter && $0.isASCII })
-        else { return false }
-        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 }

@@ -9,12 +9,16 @@ public struct ModuleField: Sendable, Equatable {
     public var description: String
     /// Allowed values of choice/dropdown fields (`format.values`); nil = unrestricted.
     public var choices: [String]?
+    /// A Date field that holds days, not instants (`format.precision` "day", our extension):
+    /// its values are 00:00 UTC of a day (docs/protocol.md, "Dates and times").
+    public var isDateOnly: Bool
 
-    public init(_ name: String, _ type: FieldType, description: String = "", choices: [String]? = nil) {
+    public init(_ name: String, _ type: FieldType, description: String = "", choices: [String]? = nil, isDateOnly: Bool = false) {
         self.name = name
         self.type = type
         self.description = description
         self.choices = choices
+        self.isDateOnly = isDateOnly && type == .date
     }
 
     /// The field's `format` object (§9.3).
@@ -23,6 +27,7 @@ public struct ModuleField: Sendable, Equatable {
             return ["values": .array(choices.map(JSONValue.string)), "default": choices.first.map(JSONValue.string) ?? nil]
         }
         if type == .localizedText { return ["default": "translation not set"] }
+        if isDateOnly { return ["precision": "day"] }
         return [:]
     }
 
@@ -31,7 +36,9 @@ public struct ModuleField: Sendable, Equatable {
             throw ContentStoreError.corruptData("unknown field type \(record.fieldType)")
         }
         self.init(record.name, type, description: record.description)
-        choices = try JSONValue(string: record.formatJson)["values"]?.arrayValue?.compactMap(\.stringValue)
+        let format = try JSONValue(string: record.formatJson)
+        choices = format["values"]?.arrayValue?.compactMap(\.stringValue)
+        isDateOnly = type == .date && format["precision"]?.stringValue == "day"
     }
 }
 

@@ -8,6 +8,8 @@ public typealias JSONValueError = HaloContentStore.JSONValueError
 
 /// The 21 HALO field types (§9.3), shared with the server and the offline search.
 public typealias FieldType = HaloContentStore.FieldType
+public typealias LocaleCode = HaloContentStore.LocaleCode
+public typealias HexColor = HaloContentStore.HexColor
 
 /// Every failure the SDK reports. Each case carries a sentence fit to show a user, and server
 /// failures keep the HTTP status and the server's own message (PROTOCOL §2.1).

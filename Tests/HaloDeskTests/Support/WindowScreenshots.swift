@@ -4,16 +4,17 @@ import Foundation
 @testable import HaloDesk
 
 extension GUITestEnvironment {
-    /// Saves a window in the light and the dark style (`<name>-light.png`, `<name>-dark.png` in
-    /// the artifacts directory), each after its next paint.
+    /// Saves a window (or `part` of it, whole even where it scrolls) in the light and the dark
+    /// style (`<name>-light.png`, `<name>-dark.png` in the artifacts directory), each after its
+    /// next paint.
     @MainActor
-    static func screenshots(of window: Window, named name: String) throws {
+    static func screenshots(of window: Window, part: Widget? = nil, named name: String) throws {
         let styleManager = adw_style_manager_get_default()
         defer { adw_style_manager_set_color_scheme(styleManager, ADW_COLOR_SCHEME_DEFAULT) }
         for (style, scheme) in [("light", ADW_COLOR_SCHEME_FORCE_LIGHT), ("dark", ADW_COLOR_SCHEME_FORCE_DARK)] {
             adw_style_manager_set_color_scheme(styleManager, scheme)
             let path = artifactsDirectory.appendingPathComponent("\(name)-\(style).png").path
-            try Screenshot.saveAfterNextPaint(window, to: path)
+            try Screenshot.saveAfterNextPaint(window, part: part, to: path)
         }
     }
 

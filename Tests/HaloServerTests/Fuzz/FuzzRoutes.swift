@@ -215,6 +215,8 @@ enum FuzzRoute: CaseIterable {
 
     static func values(module: String, _ random: inout FuzzRandom) -> FuzzJSON {
         let stamp = FuzzJSON.number(String(1_700_000_000_000 + Int64(random.int(100_000_000))))
+        // Products.releaseDate is date-only: 00:00 UTC of a day.
+        let day = FuzzJSON.number(String((19_700 + Int64(random.int(1000))) * 86_400_000))
         switch module {
         case "Articles":
             return .object([
@@ -239,7 +241,7 @@ enum FuzzRoute: CaseIterable {
                 ("title", .string("Lamp")), ("price", .number("12.5")), ("inStock", .bool(true)), ("color", .string("#ff0000")),
                 ("specs", .object([("w", .number("3"))])), ("sizes", .array([.string("a")])), ("size", .string("M")),
                 ("features", .array([.string("wireless")])), ("manual", .string("https://example.com/m.mp4")),
-                ("jingle", .string("https://example.com/j.mp3")), ("releaseDate", stamp),
+                ("jingle", .string("https://example.com/j.mp3")), ("releaseDate", day),
             ])
         default:
             return .object([("key", .string("k\(random.int(1000))")), ("value", .object([("en-US", .string("v"))]))])

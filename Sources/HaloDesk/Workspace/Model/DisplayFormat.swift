@@ -44,6 +44,44 @@ enum DisplayFormat {
         return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(time)) + TimeInterval(g_date_time_get_microsecond(time)) / 1e6)
     }
 
+    /// "2026-11-21": the UTC day of a date-only value (stored as 00:00 UTC of its day, so it
+    /// reads the same in every time zone).
+    static func utcDay(_ milliseconds: Double) -> String {
+        guard let time = g_date_time_new_from_unix_utc(gint64((milliseconds / 1000).rounded(.down))) else { return "" }
+        defer { g_date_time_unref(time) }
+        guard let text = g_date_time_format(time, "%Y-%m-%d") else { return "" }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
+    /// 00:00 UTC of the day written "yyyy-MM-dd", in epoch milliseconds; nil for another shape
+    /// or a day that does not exist.
+    static func utcMidnight(ofDay text: String) -> Double? {
+        guard matches(text, shape: "dddd-dd-dd") else { return nil }
+        let numbers = text.split(separator: "-").compactMap { Int32($0) }
+        guard let time = g_date_time_new_utc(numbers[0], numbers[1], numbers[2], 0, 0, 0) else { return nil }
+        defer { g_date_time_unref(time) }
+        return Double(g_date_time_to_unix(time)) * 1000
+    }
+
+    /// The time of day "HH:mm" as milliseconds since midnight (a wall-clock time, in no time
+    /// zone); nil for another shape or an impossible time such as 24:00.
+    static func millisecondsSinceMidnight(_ text: String) -> Double? {
+        guard matches(text, shape: "dd:dd") || matches(text, shape: "d:dd") else { return nil }
+        let parts = text.split(separator: ":").compactMap { Int($0) }
+        guard parts.count == 2, (0..<24).contains(parts[0]), (0..<60).contains(parts[1]) else { return nil }
+        return Double((parts[0] * 60 + parts[1]) * 60_000)
+    }
+
+    /// "19:30" for milliseconds since midnight.
+    static func timeOfDay(millisecondsSinceMidnight milliseconds: Double) -> String {
+        let minutes = Int(milliseconds / 60_000)
+        return String(format: "%02d:%02d", minutes / 60, minutes % 60)
+    }
+
+    /// "19:30": the time of day of an instant in the user's time zone.
+    static func localTimeOfDay(_ date: Date) -> String { format(date, "%H:%M") }
+
     /// The day and the time of day of `date` in the user's time zone now (read from `TZ` each
     /// time, so the calendar of a date input shows the same day as `minute(_:)`).
     static func localParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
@@ -67,12 +105,13 @@ enum DisplayFormat {
     /// The two shapes `minute(_:)` and a bare day write, digit for digit ("d" = an ASCII digit).
     private static let localShapes = ["dddd-dd-dd", "dddd-dd-dd dd:dd"]
 
+    /// Whether `text` is written as `shape`, where "d" stands for an ASCII digit.
+    private static func matches(_ text: String, shape: String) -> Bool {
+        shape.count == text.count && zip(shape, text).allSatisfy { $0 == "d" ? ("0"..."9").contains($1) : $0 == $1 }
+    }
+
     private static func parseLocal(_ text: String) -> Date? {
-        guard
-            localShapes.contains(where: { shape in
-                shape.count == text.count && zip(shape, text).allSatisfy { $0 == "d" ? ("0"..."9").contains($1) : $0 == $1 }
-            })
-        else { return nil }
+        guard localShapes.contains(where: { matches(text, shape: $0) }) else { return nil }
         let numbers = text.split(whereSeparator: { !("0"..."9").contains($0) }).compactMap { Int32($0) }
         let (hour, minute) = numbers.count == 5 ? (numbers[3], numbers[4]) : (0, 0)
         // GLib refuses impossible dates and times (13th month, 30 February, 24:00) with nil.

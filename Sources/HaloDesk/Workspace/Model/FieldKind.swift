@@ -5,17 +5,22 @@ import HaloServices
 ///
 /// The kind comes from the module's field type (the workspace asks for modules `withFields`);
 /// for a field the module does not describe, it is inferred from the value (`inferred(from:)`).
-enum FieldKind: Equatable, Sendable {
-    case text, longText, number, boolean, date, link, image, relation, relations, list, object, localized
+enum FieldKind: Hashable, Sendable {
+    /// `date` is an instant (a day and a time of day); `day` a date without a time (stored as
+    /// 00:00 UTC of that day); `time` a time of day (milliseconds since midnight). See
+    /// docs/protocol.md, "Dates and times".
+    case text, longText, number, boolean, date, day, time, link, image, relation, relations, list, object, localized
 
-    /// How a HALO field type is shown and edited.
-    init(_ type: FieldType) {
+    /// How a HALO field type is shown and edited; `format` is the field's options (a Date field
+    /// with `"precision": "day"` holds days, our extension).
+    init(_ type: FieldType, format: JSONValue? = nil) {
         switch type {
         case .text, .color, .singleChoice, .singleSelectDropdown: self = .text
         case .longText: self = .longText
         case .number: self = .number
         case .boolean: self = .boolean
-        case .date, .time: self = .date
+        case .date: self = format?["precision"]?.stringValue == "day" ? .day : .date
+        case .time: self = .time
         case .website, .youtube, .video, .audio: self = .link
         case .image: self = .image
         case .singleRelation: self = .relation
@@ -24,12 +29,6 @@ enum FieldKind: Equatable, Sendable {
         case .object: self = .object
         case .localizedText: self = .localized
         }
-    }
-
-    /// The kind for a HALO field type name (PROTOCOL §9.3), nil for names we do not know.
-    init?(fieldTypeName: String) {
-        guard let type = FieldType(name: fieldTypeName) else { return nil }
-        self.init(type)
     }
 
     /// Guesses the kind from a stored value. Dates are epoch milliseconds on the wire, so a whole
@@ -48,7 +47,7 @@ enum FieldKind: Equatable, Sendable {
         case .array(let items):
             return !items.isEmpty && items.allSatisfy({ $0.stringValue.map(isInstanceID) ?? false }) ? .relations : .list
         case .object(let members):
-            return !members.isEmpty && members.keys.allSatisfy(isLocaleCode) && members.values.allSatisfy({ $0.stringValue != nil })
+            return !members.isEmpty && members.keys.allSatisfy(LocaleCode.isValid) && members.values.allSatisfy({ $0.stringValue != nil })
                 ? .localized : .object
         case .null: return .text
         }
@@ -66,17 +65,40 @@ enum FieldKind: Equatable, Sendable {
         return ["jpg", "jpeg", "png", "gif", "webp", "svg"].contains(url.pathExtension.lowercased())
             || host.contains("cloudinary.com") || host.contains("picsum.photos")
     }
-
-    private static func isLocaleCode(_ key: String) -> Bool {
-        let parts = key.split(separator: "-")
-        return parts.count == 2 && parts[0].count == 2 && parts[1].count == 2
-    }
 }
 
 /// One named field of an instance as the detail pane presents it.
 struct FieldDescriptor: Equatable, Sendable {
     let name: String
     let kind: FieldKind
+    /// The HALO type the module declares; nil when the kind was inferred from a value.
+    var type: FieldType?
+    /// The values a choice field offers (its `format.values`), in order.
+    var choices: [String] = []
+    /// The field's `format.default`: a localized text's words for a missing language, a choice
+    /// field's usual choice.
+    var defaultValue: JSONValue?
+
+    init(name: String, kind: FieldKind, type: FieldType? = nil, choices: [String] = [], defaultValue: JSONValue? = nil) {
+        self.name = name
+        self.kind = kind
+        self.type = type
+        self.choices = choices
+        self.defaultValue = defaultValue
+    }
+
+    /// A field as its module declares it (`getModules(withFields:)`): a type HALO does not
+    /// define is edited as text.
+    init(declared field: ModuleField) {
+        let type = field.fieldType?.type
+        self.init(
+            name: field.name, kind: type.map { FieldKind($0, format: field.format) } ?? .text, type: type,
+            choices: field.format?["values"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            defaultValue: field.format?["default"].flatMap { $0 == .null ? nil : $0 })
+    }
+
+    /// Choice fields take several values (multiple choice and multiple select drop-downs).
+    var takesSeveralChoices: Bool { type == .multipleChoice || type == .multipleSelectDropdown }
 }
 
 extension FieldDescriptor {
@@ -85,10 +107,12 @@ extension FieldDescriptor {
     static func fields(of instance: ContentInstance, module: Module?) -> [FieldDescriptor] {
         var result: [FieldDescriptor] = []
         for field in module?.fields ?? [] {
-            let kind =
-                field.fieldType?.type.map { FieldKind($0) }
-                ?? instance.values[field.name].map(FieldKind.inferred) ?? .text
-            result.append(FieldDescriptor(name: field.name, kind: kind))
+            if field.fieldType?.type == nil {
+                let kind = instance.values[field.name].map(FieldKind.inferred) ?? .text
+                result.append(FieldDescriptor(name: field.name, kind: kind))
+            } else {
+                result.append(FieldDescriptor(declared: field))
+            }
         }
         let declared = Set(result.map(\.name))
         for (name, value) in instance.values.sorted(by: { $0.key < $1.key }) where !declared.contains(name) {

@@ -4,6 +4,9 @@ import HaloServices
 /// Converts instance values to the text the workspace shows and edits, and parses edited text
 /// back, validating it by field kind. Bad input becomes a `FieldValueError` sentence.
 enum FieldValueText {
+    /// Milliseconds in a day: a time-of-day value is below it.
+    static let day: Double = 86_400_000
+
     /// Dates are shown and typed in the user's time zone as `yyyy-MM-dd HH:mm`.
     static func format(date: Date) -> String { DisplayFormat.minute(date) }
 
@@ -13,6 +16,12 @@ enum FieldValueText {
         switch (kind, value) {
         case (.date, .number(let milliseconds)):
             return format(date: Date(timeIntervalSince1970: milliseconds / 1000))
+        case (.day, .number(let milliseconds)): return DisplayFormat.utcDay(milliseconds)
+        case (.time, .number(let milliseconds)):
+            // HALO's own CMS stored a time as a whole instant: its time of day where the user is.
+            return (0..<Self.day).contains(milliseconds)
+                ? DisplayFormat.timeOfDay(millisecondsSinceMidnight: milliseconds)
+                : DisplayFormat.localTimeOfDay(Date(timeIntervalSince1970: milliseconds / 1000))
         case (.boolean, .bool(let flag)): return flag ? "Yes" : "No"
         case (.number, .number(let number)): return formatNumber(number)
         case (.relations, .array(let ids)): return ids.compactMap(\.stringValue).joined(separator: ", ")
@@ -27,7 +36,12 @@ enum FieldValueText {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return nil }
         switch kind {
-        case .text, .longText, .link: return .string(text)
+        case .text, .longText: return .string(text)
+        case .link:
+            guard let url = URL(string: trimmed), ["http", "https"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false else {
+                throw FieldValueError("“\(field)” must be a web address starting with https:// or http://.", field: field)
+            }
+            return .string(trimmed)
         case .number:
             guard let number = Double(trimmed), number.isFinite else {
                 throw FieldValueError("“\(field)” must be a number, not “\(trimmed)”.", field: field)
@@ -44,6 +58,16 @@ enum FieldValueText {
                 throw FieldValueError("“\(field)” must be a date like 2026-11-21 or 2026-11-21 14:30, not “\(trimmed)”.", field: field)
             }
             return .number((date.timeIntervalSince1970 * 1000).rounded())
+        case .day:
+            guard let milliseconds = DisplayFormat.utcMidnight(ofDay: trimmed) else {
+                throw FieldValueError("“\(field)” must be a date like 2026-11-21, not “\(trimmed)”.", field: field)
+            }
+            return .number(milliseconds)
+        case .time:
+            guard let milliseconds = DisplayFormat.millisecondsSinceMidnight(trimmed) else {
+                throw FieldValueError("“\(field)” must be a time of day like 19:30, not “\(trimmed)”.", field: field)
+            }
+            return .number(milliseconds)
         case .image:
             guard let url = URL(string: trimmed), url.scheme == "http" || url.scheme == "https" else {
                 throw FieldValueError("“\(field)” must be an http(s) image address.", field: field)

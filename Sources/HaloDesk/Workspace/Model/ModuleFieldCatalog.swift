@@ -10,9 +10,7 @@ final class ModuleFieldCatalog {
     /// Records the fields `module` declares.
     func declare(_ module: Module) {
         guard let id = module.id else { return }
-        known[id] = (module.fields ?? []).map { field in
-            FieldDescriptor(name: field.name, kind: field.fieldType.flatMap { FieldKind(fieldTypeName: $0.name) } ?? .text)
-        }
+        known[id] = (module.fields ?? []).map(FieldDescriptor.init(declared:))
     }
 
     /// The fields known for a module (declared or learned), in first-seen order.

@@ -9,8 +9,12 @@ import HaloServices
 /// The value is epoch milliseconds, as HALO stores dates (PROTOCOL §1.5). A value shown and not
 /// picked again is never rewritten (it keeps its seconds and milliseconds); a picked one is the
 /// minute chosen, read in the user's time zone at that moment (`DisplayFormat.localDate`).
+/// With `.day` precision (date-only fields) there is no time of day: the value is 00:00 UTC of
+/// the day picked, and the day shown is the same in every time zone.
 @MainActor
 final class DateInput {
+    enum Precision { case minute, day }
+
     /// The value picked, or nil with what is wrong when the time typed is not a time of day.
     typealias Change = @MainActor (_ milliseconds: Double?, _ problem: String?) -> Void
 
@@ -22,13 +26,18 @@ final class DateInput {
     private(set) var milliseconds: Double?
     private let purpose: String
     private let emptyLabel: String
+    let precision: Precision
     /// Hears what the user picks (not what `show` sets).
     var onChange: Change
     /// Set while the calendar and entry are filled in code: their signals are not the user's.
     private var isShowing = false
 
-    init(purpose: String, milliseconds: Double?, emptyLabel: String = "Choose a date…", onChange: @escaping Change) {
+    init(
+        purpose: String, milliseconds: Double?, precision: Precision = .minute, emptyLabel: String = "Choose a date…",
+        onChange: @escaping Change
+    ) {
         self.purpose = purpose
+        self.precision = precision
         self.emptyLabel = emptyLabel
         self.onChange = onChange
         calendar = CalendarView()
@@ -41,6 +50,8 @@ final class DateInput {
         let column = Box(vertical: true, spacing: 6)
         column.append(calendar)
         column.append(timeRow)
+        timeRow.isVisible = precision == .minute
+        timeEntry.isVisible = precision == .minute
         let popover = Popover(child: column)
         button = MenuButton(label: emptyLabel, accessibleLabel: purpose, popover: popover)
         widget = button
@@ -56,7 +67,12 @@ final class DateInput {
         defer { isShowing = false }
         self.milliseconds = milliseconds
         let parts = DisplayFormat.localParts(milliseconds.map { Date(timeIntervalSince1970: $0 / 1000) } ?? Date())
-        calendar.day = (parts.year, parts.month, parts.day)
+        if precision == .day, let milliseconds {
+            let day = DisplayFormat.utcDay(milliseconds).split(separator: "-").compactMap { Int($0) }
+            if day.count == 3 { calendar.day = (day[0], day[1], day[2]) }
+        } else {
+            calendar.day = (parts.year, parts.month, parts.day)
+        }
         timeEntry.text = milliseconds == nil ? "" : String(format: "%02d:%02d", parts.hour, parts.minute)
         timeEntry.removeCSSClass("error")
         showLabel()
@@ -72,6 +88,12 @@ final class DateInput {
     private func report() {
         guard !isShowing else { return }
         let (year, month, day) = calendar.day
+        if precision == .day {
+            milliseconds = DisplayFormat.utcMidnight(ofDay: String(format: "%04d-%02d-%02d", year, month, day))
+            showLabel()
+            onChange(milliseconds, nil)
+            return
+        }
         guard let date = DisplayFormat.localDate(year: year, month: month, day: day, time: timeEntry.text) else {
             timeEntry.addCSSClass("error")
             onChange(nil, "Write the time of day as HH:mm, like 14:30.")
@@ -84,7 +106,7 @@ final class DateInput {
     }
 
     private func showLabel() {
-        let shown = milliseconds.map { FieldValueText.display(.number($0), kind: .date) } ?? emptyLabel
+        let shown = milliseconds.map { FieldValueText.display(.number($0), kind: precision == .day ? .day : .date) } ?? emptyLabel
         button.label = shown
         button.setAccessibleLabel("\(purpose): \(shown)")
     }

@@ -5,31 +5,10 @@ import HaloServices
 
 /// The detail pane for one instance: metadata (id, who created and updated it when), the name,
 /// publishing and segmentation tags (`PublishingSection`) and one editor per field, chosen by
-/// field kind. Values are validated by kind when the edit is collected.
+/// its type (`FieldEditors`). Each editor checks its value as it is edited and when the edit
+/// is collected; only the fields the user changed are written back.
 @MainActor
 final class InstanceEditor {
-    /// The input widget of one field.
-    @MainActor
-    enum FieldInput {
-        case entry(Editable), toggle(Switch), text(TextView)
-
-        var text: String {
-            switch self {
-            case .entry(let entry): return entry.text
-            case .toggle(let toggle): return toggle.isOn ? "yes" : "no"
-            case .text(let view): return view.text
-            }
-        }
-
-        var widget: Widget {
-            switch self {
-            case .entry(let entry): return entry
-            case .toggle(let toggle): return toggle
-            case .text(let view): return view
-            }
-        }
-    }
-
     let widget: Widget
     /// Metadata and the name come from `instance-editor.ui`; the per-field rows are built here
     /// into `fieldsBox` (their number and kinds depend on the module).
@@ -38,15 +17,11 @@ final class InstanceEditor {
     let nameEntry: Editable
     /// State, Publish / Unpublish / Archive, publish and expiry dates, tags.
     let publishing: PublishingSection
-    private(set) var inputs: [(field: FieldDescriptor, input: FieldInput)] = []
-    /// Related-instance buttons by instance id (labels become names once resolved).
-    private(set) var relationButtons: [String: [Button]] = [:]
+    private(set) var editors: [(field: FieldDescriptor, editor: any FieldEditor)] = []
     /// Under each field, what is wrong with its value (hidden while nothing is).
     private var problemLabels: [String: Label] = [:]
-    /// The thumbnail under each image field's entry, by field name.
-    private(set) var imagePreviews: [String: ImagePreview] = [:]
-    /// What each image field's caption says (the image or its Cloudinary thumbnail address).
-    var imageCaptions: [String: String] { imagePreviews.compactMapValues { $0.captionText.isEmpty ? nil : $0.captionText } }
+    /// Finds instances by name for the relation pickers (the workspace sets it).
+    var instanceSearch: InstanceSearch = { _ in [] }
     private let imageLoader: ImageLoader
     /// The instance as loaded (or the blank one being created).
     private(set) var instance: ContentInstance?
@@ -84,11 +59,10 @@ final class InstanceEditor {
         self.instance = instance
         self.isNew = isNew
         setDirty(isNew)
-        fieldsBox.removeAll()
-        inputs = []
-        relationButtons = [:]
-        problemLabels = [:]
         discardImagePreviews()
+        fieldsBox.removeAll()
+        editors = []
+        problemLabels = [:]
 
         headerTitle = isNew ? "New Instance" : (instance.name.isEmpty ? "Untitled" : instance.name)
         headerSubtitle = isNew ? "Not saved yet" : InstanceState(instance: instance).label
@@ -97,16 +71,22 @@ final class InstanceEditor {
         publishing.show(instance)
 
         for field in fields {
-            fieldsBox.append(heading("\(field.name) · \(field.kind.caption)"))
-            let value = instance.values[field.name]
-            let input = makeInput(for: field, value: value)
-            fieldsBox.append(input.widget)
+            fieldsBox.append(heading("\(field.name) · \(field.caption)"))
             let problem = Label("", classes: ["error", "caption"], wrap: true)
             problem.isVisible = false
-            fieldsBox.append(problem)
             problemLabels[field.name] = problem
-            inputs.append((field, input))
-            extras(for: field, value: value, input: input).forEach(fieldsBox.append)
+            let context = FieldEditorContext(
+                field: field, stored: instance.values[field.name], search: instanceSearch,
+                openInstance: { [weak self] id in self?.onOpenRelation?(id) }, imageLoader: imageLoader,
+                changed: { [weak self] in self?.markDirty() },
+                problem: { [weak problem] text in
+                    problem?.text = text ?? ""
+                    problem?.isVisible = text != nil
+                })
+            let editor = FieldEditors.make(context)
+            fieldsBox.append(editor.widget)
+            fieldsBox.append(problem)
+            editors.append((field, editor))
         }
         onHeaderChanged?()
     }
@@ -117,10 +97,8 @@ final class InstanceEditor {
         let name = nameEntry.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw FieldValueError("An instance needs a name.") }
         edited.name = name
-        for (field, input) in inputs {
-            // A field left as shown keeps its stored value: the text may be lossy (dates to the minute).
-            if input.text == FieldValueText.display(edited.values[field.name], kind: field.kind) { continue }
-            if let value = try FieldValueText.parse(input.text, kind: field.kind, field: field.name) {
+        for (field, editor) in editors where editor.isEdited {
+            if let value = try editor.value() {
                 edited.values[field.name] = value
             } else {
                 edited.values.removeValue(forKey: field.name)
@@ -138,7 +116,7 @@ final class InstanceEditor {
         guard let field = problem.field, let label = problemLabels[field] else { return false }
         label.text = problem.description
         label.isVisible = true
-        input(named: field)?.widget.grabFocus()
+        _ = fieldEditor(named: field)?.focusTarget.grabFocus()
         return true
     }
 
@@ -152,8 +130,32 @@ final class InstanceEditor {
         publishing.clearProblems()
     }
 
-    /// The input for the field named `name` (tests and keyboard focus).
-    func input(named name: String) -> FieldInput? { inputs.first { $0.field.name == name }?.input }
+    /// The editor of the field named `name` (tests and keyboard focus).
+    func fieldEditor(named name: String) -> (any FieldEditor)? { editors.first { $0.field.name == name }?.editor }
+
+    /// The editor of the field named `name` if it is of type `Editor` (tests).
+    func fieldEditor<Editor: FieldEditor>(named name: String, as type: Editor.Type) -> Editor? {
+        fieldEditor(named: name) as? Editor
+    }
+
+    /// Related-instance buttons by instance id (labels become names once resolved).
+    var relationButtons: [String: [Button]] {
+        var buttons: [String: [Button]] = [:]
+        for case let editor as RelationFieldEditor in editors.map(\.editor) {
+            for chip in editor.chips.chips { if let button = chip.nameButton { buttons[chip.value, default: []].append(button) } }
+        }
+        return buttons
+    }
+
+    /// The thumbnail under each image field's entry, by field name.
+    var imagePreviews: [String: ImagePreview] {
+        Dictionary(
+            editors.compactMap { item in (item.editor as? EntryFieldEditor)?.imagePreview.map { (item.field.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What each image field's caption says (the image or its Cloudinary thumbnail address).
+    var imageCaptions: [String: String] { imagePreviews.compactMapValues { $0.captionText.isEmpty ? nil : $0.captionText } }
 
     /// Clears the pane (nothing selected).
     func clear() {
@@ -168,20 +170,14 @@ final class InstanceEditor {
         publishing.clear()
         headerTitle = ""
         headerSubtitle = ""
-        inputs = []
-        relationButtons = [:]
         discardImagePreviews()
+        editors = []
         onHeaderChanged?()
     }
 
-    /// Relabels relation buttons with the related instances' names.
+    /// Shows the related instances' names in place of their ids.
     func showRelationNames(_ names: [String: String]) {
-        for (id, buttons) in relationButtons {
-            guard let name = names[id] else { continue }
-            buttons.forEach {
-                $0.label = name; $0.setAccessibleLabel("Open related instance \(name)")
-            }
-        }
+        for case let editor as RelationFieldEditor in editors.map(\.editor) { editor.name(names) }
     }
 
     func markSaved(_ saved: ContentInstance, fields: [FieldDescriptor]) {
@@ -205,71 +201,9 @@ final class InstanceEditor {
         return label
     }
 
-    private func makeInput(for field: FieldDescriptor, value: JSONValue?) -> FieldInput {
-        let shown =
-            field.kind == .boolean
-            ? "" : (field.kind.isStructured ? value.map(FieldValueText.json) ?? "" : FieldValueText.display(value, kind: field.kind))
-        switch field.kind {
-        case .boolean:
-            let toggle = Switch(accessibleLabel: field.name)
-            toggle.isOn = value?.boolValue ?? false
-            toggle.onToggled(weakly(self) { $0.markDirty() })
-            return .toggle(toggle)
-        case .longText, .list, .object, .localized:
-            let view = TextView(accessibleLabel: field.name, monospace: field.kind.isStructured)
-            view.text = shown
-            view.onChanged(weakly(self) { $0.markDirty() })
-            return .text(view)
-        default:
-            let entry = Editable.entry(accessibleLabel: field.name, placeholder: field.kind.placeholder)
-            entry.text = shown
-            entry.onChanged(weakly(self) { $0.markDirty() })
-            return .entry(entry)
-        }
-    }
-
     /// Stops the previews of the instance being left: their late downloads must not show anywhere.
     private func discardImagePreviews() {
         imagePreviews.values.forEach { $0.cancel() }
-        imagePreviews = [:]
-    }
-
-    /// What a field shows besides its editor: a thumbnail for images, links for relations.
-    private func extras(for field: FieldDescriptor, value: JSONValue?, input: FieldInput) -> [Widget] {
-        switch field.kind {
-        case .image:
-            let preview = ImagePreview(fieldName: field.name, loader: imageLoader)
-            preview.show(url: value?.stringValue ?? "")
-            if case .entry(let entry) = input {
-                // Weak: the entry's own signal closure must not keep the entry alive.
-                entry.onChanged { [weak entry, weak preview] in
-                    guard let entry, let preview else { return }
-                    preview.showAfterEditing(url: entry.text)
-                }
-            }
-            imagePreviews[field.name] = preview
-            return [preview.widget]
-        case .relation, .relations:
-            let ids: [String]
-            if let array = value?.arrayValue { ids = array.compactMap(\.stringValue) } else { ids = value?.stringValue.map { [$0] } ?? [] }
-            guard !ids.isEmpty else { return [] }
-            let row = Box(vertical: false, spacing: 6)
-            for id in ids where FieldKind.isInstanceID(id) {
-                let button = Button(label: id)
-                button.addCSSClass("pill")
-                button.addCSSClass("small-pill")
-                button.setAccessibleLabel("Open related instance \(id)")
-                button.tooltip = "Open the related instance"
-                button.onClicked(weakly(self) { $0.onOpenRelation?(id) })
-                relationButtons[id, default: []].append(button)
-                row.append(button)
-            }
-            let scroller = ScrolledWindow(child: row, horizontalScrolling: true)
-            gtk_scrolled_window_set_policy(OpaquePointer(scroller.raw), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER)
-            return [scroller]
-        default:
-            return []
-        }
     }
 
     /// Who made the instance and when; its state, dates and tags are in the publishing section.
@@ -284,31 +218,42 @@ final class InstanceEditor {
     }
 }
 
-extension FieldKind {
+extension FieldDescriptor {
     /// Shown next to the field name so the expected input is clear.
     var caption: String {
-        switch self {
+        switch type {
+        case .color?: return "color"
+        case .singleChoice?, .singleSelectDropdown?: return choices.isEmpty ? "text" : "one choice"
+        case .multipleChoice?, .multipleSelectDropdown?: return choices.isEmpty ? "list" : "choices"
+        case .youtube?: return "YouTube link"
+        case .video?: return "video link"
+        case .audio?: return "audio link"
+        default: break
+        }
+        switch kind {
         case .text: return "text"
         case .longText: return "long text"
         case .number: return "number"
         case .boolean: return "yes/no"
-        case .date: return "date"
+        case .date: return "date and time"
+        case .day: return "date"
+        case .time: return "time of day"
         case .link: return "link"
         case .image: return "image"
         case .relation: return "related instance"
         case .relations: return "related instances"
-        case .list: return "list (JSON)"
-        case .object: return "object (JSON)"
-        case .localized: return "text per language (JSON)"
+        case .list: return "list"
+        case .object: return "object"
+        case .localized: return "text per language"
         }
     }
+}
 
+extension FieldKind {
     var placeholder: String? {
         switch self {
         case .number: return "A number, e.g. 12.5"
-        case .date: return "yyyy-MM-dd HH:mm"
-        case .relations: return "Instance ids, separated by commas"
-        case .relation: return "Instance id"
+        case .time: return "HH:mm, e.g. 19:30"
         case .image, .link: return "https://…"
         default: return nil
         }

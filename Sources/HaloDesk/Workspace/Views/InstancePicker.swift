@@ -27,7 +27,8 @@ final class InstancePicker {
     private let results: Box
     private let popover: Popover
     private let search: InstanceSearch
-    private let onPick: @MainActor (InstanceChoice) -> Void
+    /// Hears the instance chosen (a host may set it after init to capture itself weakly).
+    var onPick: @MainActor (InstanceChoice) -> Void
     private let purpose: String
     private var generation = 0
     /// Finished searches (tests wait on it).
