@@ -1,4 +1,5 @@
 import Foundation
+import HaloServer
 import HaloServices
 import HaloTestSupport
 import XCTest
@@ -109,18 +110,11 @@ final class AppLaunchTests: XCTestCase {
         try GUITestEnvironment.requireDisplay()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-filter-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, port, demo) = try MainActor.assumeIsolated {
-            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"))
-        }
+        let (server, port, demo, settings) = try startRemoteDemo(in: directory)
         defer { server.kill() }
         let filter = FilterBuilderTests.doneWhen
-        let url = "http://127.0.0.1:\(port)"
         let names = try MainActor.assumeIsolated {
-            // HaloDesk remembers this server as its Connect page leaves one: the client secret in
-            // the keyring (and the settings file below); it opens on the sign-in page.
-            let keyring = RemoteWorkspace.secretKeyring(environment: HaloEnvironment(url), clientId: demo.clientId)
-            try WorkspaceHarness.wait { try await keyring.store(demo.clientSecret, label: "HaloDesk test client") }
-            return try WorkspaceHarness.haloSearch(
+            try WorkspaceHarness.haloSearch(
                 module: "Products", filter: filter, port: port, demo: demo, home: directory.appendingPathComponent("cli")
             ).compactMap { $0["name"]?.stringValue }
         }
@@ -130,11 +124,6 @@ final class AppLaunchTests: XCTestCase {
         let text = try SearchFilters.parse(expression: filter).expression  // as the builder's text form writes it
         try JSONValue.object(["text": .string(text), "names": .array(names.map(JSONValue.string))]).jsonString()
             .write(to: expected, atomically: true, encoding: .utf8)
-        var settings = AppSettings()
-        settings.workspace = .remote
-        settings.environment = url
-        settings.clientId = demo.clientId
-        settings.lastEmail = demo.editorEmail
         try runAccessibilityScript(
             "filter_builder.py", arguments: [demo.editorPassword, String(server.processIdentifier), expected.path, "180"],
             log: "accessibility-filter-builder", expecting: "offline rows match"
@@ -143,26 +132,14 @@ final class AppLaunchTests: XCTestCase {
 
     /// Issue 14 from outside the process: a product created over AT-SPI with the field
     /// editors (entries, a number refused then accepted, a switch, a color's hex code, a choice
-    /// picked in its popover, check boxes) reaches the server with those values and types, as
+    /// picked in its popover, two choices toggled) reaches the server with those values and types, as
     /// `halo search` reads them.
     func testFieldEditorsThroughTheAccessibilityTree() throws {
         try GUITestEnvironment.requireDisplay()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-fields-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, port, demo) = try MainActor.assumeIsolated {
-            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"))
-        }
+        let (server, port, demo, settings) = try startRemoteDemo(in: directory)
         defer { server.kill() }
-        let url = "http://127.0.0.1:\(port)"
-        try MainActor.assumeIsolated {
-            let keyring = RemoteWorkspace.secretKeyring(environment: HaloEnvironment(url), clientId: demo.clientId)
-            try WorkspaceHarness.wait { try await keyring.store(demo.clientSecret, label: "HaloDesk test client") }
-        }
-        var settings = AppSettings()
-        settings.workspace = .remote
-        settings.environment = url
-        settings.clientId = demo.clientId
-        settings.lastEmail = demo.editorEmail
         let name = "AT-SPI Lamp \(Int.random(in: 1000...9999))"
         try runAccessibilityScript(
             "field_editors.py", arguments: [demo.editorPassword, name, "150"], log: "accessibility-field-editors",
@@ -181,6 +158,26 @@ final class AppLaunchTests: XCTestCase {
         XCTAssertEqual(values["size"], "L")
         XCTAssertEqual(values["features"], ["recycled", "organic"])
         XCTAssertEqual(values["manual"], "https://videos.example.com/at-spi.mp4")
+    }
+
+    /// A `halo-server` child process with the demo, remembered by HaloDesk as its Connect page
+    /// leaves a server: the client secret in the keyring and the returned settings (saved by the
+    /// caller into the app's config), so the app opens on the sign-in page.
+    private func startRemoteDemo(in directory: URL) throws -> (ChildServer, port: Int, DemoCredentials, AppSettings) {
+        let (server, port, demo) = try MainActor.assumeIsolated {
+            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"))
+        }
+        let url = "http://127.0.0.1:\(port)"
+        try MainActor.assumeIsolated {
+            let keyring = RemoteWorkspace.secretKeyring(environment: HaloEnvironment(url), clientId: demo.clientId)
+            try WorkspaceHarness.wait { try await keyring.store(demo.clientSecret, label: "HaloDesk test client") }
+        }
+        var settings = AppSettings()
+        settings.workspace = .remote
+        settings.environment = url
+        settings.clientId = demo.clientId
+        settings.lastEmail = demo.editorEmail
+        return (server, port, demo, settings)
     }
 
     /// Launches the app with the accessibility bus, runs `accessibility/<script>` against it (as
