@@ -261,10 +261,11 @@ struct JSONDraft: Equatable, Sendable {
         } catch {
             throw JSONTextProblem(error, in: text)
         }
-        if let fixedRootType, Self.type(of: value) != fixedRootType {
+        let built = node(for: value)
+        if let fixedRootType, built.type != fixedRootType {
             throw JSONTextProblem(message: "The value must be an \(fixedRootType.label)", characterOffset: 0, line: 1, column: 1)
         }
-        root = node(for: value)
+        root = built
     }
 
     // MARK: Building
@@ -348,17 +349,6 @@ struct JSONDraft: Equatable, Sendable {
         case .array(let items): return .array(items.map(value(of:)))
         case .object(let members):
             return .object(Dictionary(members.map { ($0.key, value(of: $0.value)) }, uniquingKeysWith: { first, _ in first }))
-        }
-    }
-
-    private static func type(of value: JSONValue) -> JSONType {
-        switch value {
-        case .null: .null
-        case .bool: .boolean
-        case .number: .number
-        case .string: .string
-        case .array: .array
-        case .object: .object
         }
     }
 

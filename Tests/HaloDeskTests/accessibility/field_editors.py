@@ -15,7 +15,7 @@ import time
 
 import pyatspi
 
-from filter_builder import click, find_all, label_starting, press
+from filter_builder import click, label_starting, popover_buttons, press
 from sign_in import app_named, find, is_button, named, sign_in_with_password, wait_for
 from workspace import select_module
 
@@ -66,9 +66,7 @@ def main():
             wait_for("%s chosen" % choice, lambda: toggle if toggle.getState().contains(pyatspi.STATE_PRESSED)
                      or toggle.getState().contains(pyatspi.STATE_CHECKED) else None, deadline)
         menu = click("picker 'size'", lambda: find(window, lambda n: (n.name or "").startswith("size: ")), deadline)
-        options = lambda: [n for popover in list(menu)[1:] for n in find_all(  # noqa: E731
-            popover, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON, [])]
-        click("option 'L'", lambda: next((n for n in options() if named(n, "L")), None), deadline)
+        click("option 'L'", lambda: next((n for n in popover_buttons(menu) if named(n, "L")), None), deadline)
         wait_for("size: L", lambda: find(window, lambda n: n.name == "size: L"), deadline)
 
         click("Save instance", lambda: find(window, lambda n: is_button(n, "Save instance")), deadline)

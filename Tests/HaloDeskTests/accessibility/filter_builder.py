@@ -81,13 +81,15 @@ def in_condition(builder, index, predicate):
     return find(rows[index], predicate) if index < len(rows) else None
 
 
+def popover_buttons(menu):
+    """The buttons in a menu button's popover (the menu button's first child is its own toggle;
+    the popover comes after it)."""
+    return [n for popover in list(menu)[1:] for n in find_all(popover, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON, [])]
+
+
 def pick(condition_index, purpose, option, builder, deadline, search=None):
     """Opens the condition's `purpose` picker ("Field", "Comparison") and presses `option` in its
     popover; `search` is first typed into the popover's search entry to narrow the options."""
-    def options(menu):
-        # The menu button's first child is its own toggle; the popover comes after it.
-        return [n for popover in list(menu)[1:] for n in find_all(
-            popover, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON, [])]
     menu = click("%s picker of condition %d" % (purpose, condition_index + 1), lambda: in_condition(
         builder, condition_index, lambda n: (n.name or "").startswith(purpose + ": ")), deadline)
     if search is not None:
@@ -96,8 +98,8 @@ def pick(condition_index, purpose, option, builder, deadline, search=None):
         entry.queryEditableText().setTextContents(search)
         # The options not matching are hidden, and so leave the tree.
         wait_for("options narrowed by '%s' to '%s'" % (search, option), lambda: menu if [
-            n.name for n in options(menu)] == [option] else None, deadline)
-    click("option '%s'" % option, lambda: next((n for n in options(menu) if named(n, option)), None), deadline)
+            n.name for n in popover_buttons(menu)] == [option] else None, deadline)
+    click("option '%s'" % option, lambda: next((n for n in popover_buttons(menu) if named(n, option)), None), deadline)
     wait_for("%s: %s" % (purpose, option), lambda: find(builder, lambda n: n.name == "%s: %s" % (purpose, option)), deadline)
 
 

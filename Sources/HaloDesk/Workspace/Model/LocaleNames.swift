@@ -2,10 +2,10 @@ import Foundation
 import HaloServices
 
 /// Names of locale codes for the localized-text editor ("es-ES" → "Spanish (Spain)"), read from
-/// the iso-codes package (ISO 639-3 languages, ISO 3166 countries) as GNOME's language choosers
+/// the iso-codes package (ISO 639-2 languages, ISO 3166 countries) as GNOME's language choosers
 /// do; a code it does not know is shown as the code. Read once, the first time a name is asked.
 enum LocaleNames {
-    private static let languages: [String: String] = load("iso_639-3", list: "639-3", code: "alpha_2")
+    private static let languages: [String: String] = load("iso_639-2", list: "639-2", code: "alpha_2")
     private static let countries: [String: String] = load("iso_3166-1", list: "3166-1", code: "alpha_2")
 
     /// "Spanish (Spain)" for "es-ES" or "es_ES"; "Spanish" for "es"; the code itself when unknown.
@@ -29,8 +29,8 @@ enum LocaleNames {
             guard let key = entry[code]?.stringValue else { continue }
             // iso-codes gives a common name for some ("Taiwan" over "Taiwan, Province of China").
             let name = entry["common_name"]?.stringValue ?? entry["name"]?.stringValue
-            // "Modern Greek (1453-)" is Modern Greek to a reader.
-            names[key] = name.map { $0.components(separatedBy: " (").first ?? $0 }
+            // "Spanish; Castilian" is Spanish to a reader, "Greek, Modern (1453-)" Greek, Modern.
+            names[key] = name.map { $0.components(separatedBy: ";")[0].components(separatedBy: " (")[0] }
         }
         return names
     }

@@ -19,13 +19,7 @@ final class ChoiceFieldEditor: FieldEditorState, FieldEditor {
         // A stored value that is no longer a choice is shown as it is, and said to be wrong.
         picker = OptionPicker(
             options: field.choices, selected: index, placeholder: stored ?? "Choose…", accessibleLabel: field.name, onPick: { _ in })
-        clearButton = Button(iconName: "edit-clear-symbolic", accessibleLabel: "Clear \(field.name)", tooltip: "No choice")
-        let row = Box(vertical: false)
-        row.addCSSClass("linked")
-        row.append(picker.button)
-        row.append(clearButton)
-        gtk_widget_set_halign(row.widget, GTK_ALIGN_START)
-        widget = row
+        (widget, clearButton) = FieldEditors.clearable(picker.button, field: field.name, tooltip: "No choice")
         super.init(context: context)
         picker.onPick = weakly(self) { editor, index in editor.choose(field.choices[index]) }
         clearButton.onClicked(weakly(self) { $0.choose(nil) })

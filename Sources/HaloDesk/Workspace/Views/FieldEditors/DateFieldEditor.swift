@@ -1,4 +1,3 @@
-import CGtk
 import HaloServices
 
 /// A date and time (a calendar and the time of day, in the user's time zone) or, for a
@@ -15,13 +14,7 @@ final class DateFieldEditor: FieldEditorState, FieldEditor {
     init(_ context: FieldEditorContext, precision: DateInput.Precision) {
         let field = context.field
         input = DateInput(purpose: field.name, milliseconds: context.stored?.doubleValue, precision: precision) { _, _ in }
-        clearButton = Button(iconName: "edit-clear-symbolic", accessibleLabel: "Clear \(field.name)", tooltip: "No date")
-        let row = Box(vertical: false)
-        row.addCSSClass("linked")
-        row.append(input.button)
-        row.append(clearButton)
-        gtk_widget_set_halign(row.widget, GTK_ALIGN_START)
-        widget = row
+        (widget, clearButton) = FieldEditors.clearable(input.button, field: field.name, tooltip: "No date")
         super.init(context: context)
         clearButton.isSensitive = input.milliseconds != nil
         input.onChange = weakly(self) { editor, milliseconds, problem in editor.picked(milliseconds, problem) }

@@ -1,3 +1,5 @@
+import CAdw
+import CGtk
 import HaloServices
 
 /// The editor of one field of an instance, chosen by the field's type (`FieldEditors.make`):
@@ -51,6 +53,18 @@ class FieldEditorState {
 }
 
 enum FieldEditors {
+    /// `control` linked with a button that clears the field (choices, dates).
+    @MainActor
+    static func clearable(_ control: Widget, field: String, tooltip: String) -> (row: Widget, clearButton: Button) {
+        let clearButton = Button(iconName: "edit-clear-symbolic", accessibleLabel: "Clear \(field)", tooltip: tooltip)
+        let row = Box(vertical: false)
+        row.addCSSClass("linked")
+        row.append(control)
+        row.append(clearButton)
+        gtk_widget_set_halign(row.widget, GTK_ALIGN_START)
+        return (row, clearButton)
+    }
+
     /// The editor for a field: by its declared type where the type needs its own (colors,
     /// choices), else by the kind of value it holds.
     @MainActor
