@@ -141,16 +141,32 @@ final class AppLaunchTests: XCTestCase {
         let (server, port, demo, settings) = try startRemoteDemo(in: directory)
         defer { server.kill() }
         let name = "AT-SPI Lamp \(Int.random(in: 1000...9999))"
+        let started = Date()
         try runAccessibilityScript(
-            "field_editors.py", arguments: [demo.editorPassword, name, "150"], log: "accessibility-field-editors",
+            "field_editors.py", arguments: [demo.editorPassword, name, "400"], log: "accessibility-field-editors",
             expecting: "created through the field editors"
         ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
-        let found = try MainActor.assumeIsolated {
-            try WorkspaceHarness.haloSearch(
-                module: "Products", filter: "meta.name = \"\(name)\"", port: port, demo: demo, home: directory.appendingPathComponent("cli")
-            )
+
+        // A second client (the `halo` CLI, as the demo's editor) reads what the script typed.
+        func instance(_ module: String, named name: String) throws -> JSONValue {
+            let found = try MainActor.assumeIsolated {
+                try WorkspaceHarness.haloSearch(
+                    module: module, filter: "meta.name = \"\(name)\"", port: port, demo: demo,
+                    home: directory.appendingPathComponent("cli"), asEditor: true)
+            }
+            return try XCTUnwrap(found.first, "\(name) is not on the server")
         }
-        let values = try XCTUnwrap(found.first?["values"], "\(name) is not on the server")
+        func id(_ module: String, _ name: String) throws -> JSONValue {
+            try XCTUnwrap(instance(module, named: name)["id"], "no id for \(name)")
+        }
+        func localMilliseconds(_ day: (Int, Int, Int), _ time: String) throws -> JSONValue {
+            // The app runs in the test's time zone (it inherits TZ).
+            let date = try XCTUnwrap(DisplayFormat.localDate(year: day.0, month: day.1, day: day.2, time: time))
+            return .number((date.timeIntervalSince1970 * 1000).rounded())
+        }
+
+        let product = try instance("Products", named: name)
+        let values = try XCTUnwrap(product["values"])
         XCTAssertEqual(values["title"], "Lamp made over AT-SPI")
         XCTAssertEqual(values["price"], .number(12.5))
         XCTAssertEqual(values["inStock"], .bool(true))
@@ -158,6 +174,41 @@ final class AppLaunchTests: XCTestCase {
         XCTAssertEqual(values["size"], "L")
         XCTAssertEqual(values["features"], ["recycled", "organic"])
         XCTAssertEqual(values["manual"], "https://videos.example.com/at-spi.mp4")
+        XCTAssertEqual(values["jingle"], "https://sounds.example.com/at-spi.ogg")
+        XCTAssertEqual(values["releaseDate"], .number(1_806_192_000_000), "2027-03-28 at 00:00 UTC, whatever the time zone")
+        XCTAssertEqual(values["specs"], ["watts": .number(40)])
+        XCTAssertEqual(values["sizes"], ["S", "M"])
+        let publishedAt = try XCTUnwrap(product["publishedAt"]?.doubleValue, "Publish sets publishedAt: \(product)")
+        XCTAssertEqual(publishedAt / 1000, started.timeIntervalSince1970, accuracy: 600, "published now")
+        XCTAssertEqual(product["removedAt"] ?? .null, .null)
+        let tags = product["tags"]?.arrayValue ?? []
+        XCTAssertTrue(tags.contains { $0["name"] == "region" && $0["value"] == "emea" }, "the tag added: \(tags)")
+
+        let article = try instance("Articles", named: name + " (article)")
+        let text = try XCTUnwrap(article["values"])
+        XCTAssertEqual(text["title"], ["en-US": "Lamps, explained", "es-ES": "Lámparas, explicadas"])
+        XCTAssertEqual(text["summary"], "How a lamp is made")
+        XCTAssertEqual(text["body"], "<p>Made <b>by hand</b>.</p>")
+        XCTAssertEqual(text["cover"], "https://images.example.com/lamp.png")
+        XCTAssertEqual(text["link"], "https://example.com/lamps")
+        XCTAssertEqual(text["video"], "https://www.youtube.com/watch?v=dQw4w9WgXcQ")
+        XCTAssertEqual(text["author"], try id("Authors", "Ada Lovelace"))
+        XCTAssertEqual(text["related"], .array([try id("Authors", "Grace Hopper"), try id("Authors", "Linus Torvalds")]))
+        XCTAssertEqual(text["topics"], ["science"])
+        XCTAssertEqual(text["category"], "guide")
+        XCTAssertEqual(text["featured"], .bool(true))
+        XCTAssertEqual(article["publishedAt"], try localMilliseconds((2030, 1, 15), "09:00"), "scheduled: \(article)")
+
+        let event = try instance("Events", named: name + " (event)")
+        let plan = try XCTUnwrap(event["values"])
+        XCTAssertEqual(plan["name"], "Lamp night")
+        XCTAssertEqual(plan["venue"], "Main hall")
+        XCTAssertEqual(plan["starts"], try localMilliseconds((2027, 3, 28), "19:30"))
+        XCTAssertEqual(plan["doors"], .number(Double((18 * 60 + 45) * 60_000)), "18:45 as milliseconds since midnight")
+        XCTAssertEqual(plan["poster"], "https://images.example.com/poster.png")
+        XCTAssertEqual(plan["description"], ["fr-FR": "Une soirée"])
+        XCTAssertEqual(plan["speakers"], .array([try id("Authors", "Radia Perlman")]))
+        XCTAssertEqual(event["publishedAt"] ?? .null, .null, "an instance never published stays a draft")
     }
 
     /// A `halo-server` child process with the demo, remembered by HaloDesk as its Connect page

@@ -77,6 +77,11 @@ final class OfflinePocketTests: XCTestCase {
             XCTAssertEqual(listed.row.changes.map(\.path), ["data.theme", "references.favorites"])
             XCTAssertTrue(listed.row.subtitle.hasPrefix("Changed · queued "), listed.row.subtitle)
             XCTAssertTrue(listed.row.entry.standing.label.hasPrefix("Waiting"), listed.row.entry.standing.label)
+            // The favorites list reads as names (from the copy on this computer), not ids.
+            XCTAssertTrue(
+                harness.pump { shownTexts(in: pending.window.widget).contains("a, \(article.name)") },
+                "\(shownTexts(in: pending.window.widget))")
+            XCTAssertFalse(shownTexts(in: pending.window.widget).contains { $0.contains(articleId) }, "no raw id")
             let unnamed = AccessibilityAudit.unnamedControls(in: pending.window.widget)
             XCTAssertEqual(unnamed, [], "controls without an accessible name:\n" + unnamed.joined(separator: "\n"))
             try GUITestEnvironment.screenshots(of: pending.window, named: "pending-edits-pocket")

@@ -81,11 +81,15 @@ final class PocketWindowTests: XCTestCase {
                 ])
             let theme = try XCTUnwrap(window.reviewRows.first { $0.change.path == "data.theme" })
             XCTAssertEqual(theme.row.subtitle, #""dark" → "light""#)
-            XCTAssertEqual(window.reviewRows.first { $0.change.path == "references.old" }?.row.subtitle, #"["x"] → null"#)
-            XCTAssertEqual(window.reviewRows.first { $0.change.path == "references.recent" }?.row.subtitle, #"["a","b"] → []"#)
+            // Reference lists read as their entries, an instance id by its name; Clear and Delete in words.
+            XCTAssertEqual(window.reviewRows.first { $0.change.path == "references.old" }?.row.subtitle, "x → (list deleted)")
+            XCTAssertEqual(window.reviewRows.first { $0.change.path == "references.recent" }?.row.subtitle, "a, b → (empty list)")
+            let favoritesChange = try XCTUnwrap(window.reviewRows.first { $0.change.path == "references.favorites" }?.row)
+            XCTAssertTrue(favoritesChange.subtitle.hasSuffix(product.name), favoritesChange.subtitle)
+            XCTAssertFalse(favoritesChange.subtitle.contains(productId), "no raw id: \(favoritesChange.subtitle)")
             let tagsChange = try XCTUnwrap(window.reviewRows.first { $0.change.path == "references.tags" }?.row)
             XCTAssertTrue(
-                shownTexts(in: tagsChange.widget).contains(#"(none) → ["summer & <sun>"]"#), "\(shownTexts(in: tagsChange.widget))")
+                shownTexts(in: tagsChange.widget).contains("(none) → summer & <sun>"), "\(shownTexts(in: tagsChange.widget))")
             try GUITestEnvironment.screenshots(of: window.window, named: "pocket-review")
             theme.revert.click()
             XCTAssertFalse(window.reviewRows.contains { $0.change.path == "data.theme" })

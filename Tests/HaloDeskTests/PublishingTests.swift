@@ -107,11 +107,11 @@ final class PublishingTests: XCTestCase {
             let oldTag = try XCTUnwrap(toUnpublish.tagList.first)
             XCTAssertEqual(publishing.tagRows.map(\.row.title), [Publication.text(of: oldTag)])
             publishing.tagEntry.asEditable.text = " = beta"
-            publishing.tagEntry.apply()
+            publishing.addTagButton.click()
             XCTAssertEqual(publishing.problemTexts.tags, "Write a tag as name = value, like platform = ios.", "said at the tags")
             XCTAssertEqual(publishing.tagEntry.asEditable.text, " = beta", "nothing typed is lost")
             publishing.tagEntry.asEditable.text = "Audience = beta testers"
-            publishing.tagEntry.apply()
+            publishing.addTagButton.click()
             XCTAssertNil(publishing.problemTexts.tags)
             XCTAssertEqual(publishing.tagEntry.asEditable.text, "")
             XCTAssertEqual(publishing.tagRows.map(\.row.title), [Publication.text(of: oldTag), "Audience = beta testers"])
@@ -184,6 +184,34 @@ final class PublishingTests: XCTestCase {
 
     /// Published offline: the edit waits in the outbox and reaches the server with its dates and
     /// tags once it is back.
+    /// A new instance published (or scheduled) and tagged before its first save is created so.
+    func testANewInstanceIsCreatedPublishedAndTagged() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            let view = harness.view
+            let publishing = view.editor.publishing
+            try harness.openModule("Products")
+            view.newInstance()
+            XCTAssertTrue(harness.pump { view.editor.isNew })
+            view.editor.nameEntry.text = "Published at birth"
+            XCTAssertEqual(publishing.stateRow.title, "Draft")
+            publishing.publishButton.click()
+            XCTAssertEqual(publishing.stateRow.title, "Published")
+            publishing.tagEntry.asEditable.text = "region = emea"
+            publishing.addTagButton.click()
+            let publishedAt = try XCTUnwrap(publishing.publication?.publishedAt)
+            let before = view.completedOperations
+            view.saveButton.click()
+            harness.waitForOperation(after: before)
+            XCTAssertEqual(harness.toasts.last, "Created “Published at birth”.")
+            let onServer = try XCTUnwrap(harness.serverInstances(module: "Products").first { $0.name == "Published at birth" })
+            XCTAssertEqual(onServer.publishedAt.map(HaloTimestamp.milliseconds(from:)), HaloTimestamp.milliseconds(from: publishedAt))
+            XCTAssertEqual(onServer.tagList.map { [$0.name, $0.value] }, [["region", "emea"]])
+            XCTAssertEqual(publishing.stateRow.title, "Published", "the editor shows the instance as created")
+        }
+    }
+
     func testPublishingOfflineIsSentWhenTheServerIsBack() throws {
         try MainActor.assumeIsolated {
             let harness = try WorkspaceHarness(serverProcess: true)

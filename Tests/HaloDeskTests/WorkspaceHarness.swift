@@ -111,18 +111,26 @@ final class WorkspaceHarness {
             .compactMap { $0["id"]?.stringValue }
     }
 
-    /// The instances (as JSON) `halo search` prints for the server on `port`, with its config in `home`.
-    static func haloSearch(module: String, filter: String, port: Int, demo: DemoCredentials, home: URL) throws -> [JSONValue] {
+    /// The instances (as JSON) `halo search` prints for the server on `port`, with its config in
+    /// `home`; as the demo's editor (who also sees drafts and scheduled instances) when `asEditor`.
+    static func haloSearch(
+        module: String, filter: String, port: Int, demo: DemoCredentials, home: URL, asEditor: Bool = false
+    ) throws -> [JSONValue] {
         var environment = ProcessInfo.processInfo.environment
         for (name, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")] {
             environment[name] = home.appendingPathComponent(folder).path
+        }
+        var editor: [String] = []
+        if asEditor {
+            editor = ["--user", demo.editorEmail]
+            environment["HALO_PASSWORD"] = demo.editorPassword
         }
         let result = try ChildProcess.run(
             try ChildServer.builtBinary(named: "halo").path,
             [
                 "search", "--module", module, "--filter", filter, "--sort", "updatedAt desc", "--json",
                 "--server", "http://127.0.0.1:\(port)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
-            ], environment: environment)
+            ] + editor, environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
         return try JSONValue(string: result.stdout)["items"]?.arrayValue ?? []
     }

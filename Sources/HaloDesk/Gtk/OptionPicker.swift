@@ -16,7 +16,9 @@ final class OptionPicker {
     /// Hears the index chosen (a host may set it after init to capture itself weakly).
     var onPick: @MainActor (Int) -> Void
     /// What the button is for ("Field"); its accessible name adds the option shown.
-    private let purpose: String
+    var purpose: String {
+        didSet { button.setAccessibleLabel("\(purpose): \(button.label)") }
+    }
 
     static let searchThreshold = 8
 

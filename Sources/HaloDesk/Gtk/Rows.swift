@@ -110,6 +110,11 @@ final class EntryRow: Widget {
     /// The row as the GtkEditable it implements.
     var asEditable: Editable { Editable(retaining: raw) }
 
+    /// Puts `widget` at the end of the row (after the text).
+    func addSuffix(_ widget: Widget) {
+        adw_entry_row_add_suffix(raw.assumingMemoryBound(to: AdwEntryRow.self), widget.widget)
+    }
+
     /// `changed` (GtkEditable): the text changed.
     @discardableResult
     func onChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("changed", handler) }

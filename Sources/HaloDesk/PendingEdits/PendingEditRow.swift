@@ -94,13 +94,18 @@ struct PendingPocketRow {
     /// The save's changes to the pocket it was made on.
     var changes: [PocketChange] { PocketChange.made(by: entry.save, on: entry.base) }
 
-    /// In a conflict, each part my save would change in the server's pocket: mine (after Keep
-    /// Mine) next to the server's. Empty for other states.
-    var differences: [PendingEditRow.Difference] {
+    /// In a conflict, the changes my save would make to the server's pocket (what Keep Mine
+    /// would do). Empty for other states.
+    var conflictChanges: [PocketChange] {
         guard let server = entry.server else { return [] }
-        return PocketChange.made(by: entry.save, on: server).map { change in
+        return PocketChange.made(by: entry.save, on: server)
+    }
+
+    /// Each part of `conflictChanges`: mine next to the server's, instance ids by `names`.
+    func differences(names: [String: String]) -> [PendingEditRow.Difference] {
+        conflictChanges.map { change in
             PendingEditRow.Difference(
-                field: change.path, mine: PocketWindow.preview(change.new), theirs: PocketWindow.preview(change.current))
+                field: change.path, mine: change.shown(change.new, names: names), theirs: change.shown(change.current, names: names))
         }
     }
 }

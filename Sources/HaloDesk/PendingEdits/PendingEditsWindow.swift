@@ -57,10 +57,15 @@ final class PendingEditsWindow {
     /// Module id → name, and a module's field kinds, as the workspace knows them.
     private let moduleNames: @MainActor () -> [String: String]
     private let fieldKinds: @MainActor (String) -> [String: FieldKind]
+    /// Instance names by id, for the reference lists of pocket saves (looked up once each).
+    private let lookUpNames: @MainActor ([String]) async -> [String: InstanceChoice]
+    private var instanceNames: [String: String] = [:]
+    private var namesAsked: Set<String> = []
 
     init(
         model: PendingEditsModel, parent: Widget, moduleNames: @escaping @MainActor () -> [String: String],
-        fieldKinds: @escaping @MainActor (String) -> [String: FieldKind]
+        fieldKinds: @escaping @MainActor (String) -> [String: FieldKind],
+        lookUpNames: @escaping @MainActor ([String]) async -> [String: InstanceChoice]
     ) throws {
         let builder = try Builder(ui: "pending-edits")
         window = try builder.object("pending_edits_window")
@@ -73,6 +78,7 @@ final class PendingEditsWindow {
         self.model = model
         self.moduleNames = moduleNames
         self.fieldKinds = fieldKinds
+        self.lookUpNames = lookUpNames
         window.setTransient(for: parent)
         sendButton.onClicked(weakly(self) { $0.model.send() })
         model.observe(weakly(self) { $0.reload() })
@@ -117,7 +123,9 @@ final class PendingEditsWindow {
         }
         listedPockets = pockets.map { entry in
             let row = PendingPocketRow(entry: entry)
-            let card = entry.standing == .conflict ? differencesCard(row.differences) : changesCard(row.changes)
+            let card =
+                entry.standing == .conflict
+                ? differencesCard(row.differences(names: instanceNames)) : changesCard(row.changes)
             let group = addGroup(
                 title: "Pocket", description: row.subtitle, accessibleLabel: "Edit of your pocket", standing: entry.standing, card: card)
             let actions = addActions(
@@ -127,6 +135,20 @@ final class PendingEditsWindow {
             return PocketControls(row: row, group: group, actions: actions)
         }
         gtk_stack_set_visible_child_name(OpaquePointer(stack.raw), entries.isEmpty && pockets.isEmpty ? "empty" : "list")
+        nameInstances(in: listedPockets.flatMap { $0.row.changes + $0.row.conflictChanges })
+    }
+
+    /// Looks up the names of the instance ids the pocket saves list, then shows them.
+    private func nameInstances(in changes: [PocketChange]) {
+        let ids = PocketChange.instanceIds(in: changes).subtracting(namesAsked)
+        guard !ids.isEmpty else { return }
+        namesAsked.formUnion(ids)
+        Task { @MainActor in
+            let found = await self.lookUpNames(Array(ids))
+            guard !found.isEmpty else { return }
+            self.instanceNames.merge(found.mapValues(\.name)) { _, new in new }
+            self.reload()
+        }
     }
 
     /// The controls listed for the entry with this queue position.
@@ -196,7 +218,7 @@ final class PendingEditsWindow {
     private func changesCard(_ changes: [PocketChange]) -> Widget {
         grid(
             headers: ["Part", "Before", "After"], accessibleLabel: "What this edit changes in the pocket",
-            lines: changes.map { [$0.path, PocketWindow.preview($0.current), PocketWindow.preview($0.new)] })
+            lines: changes.map { [$0.path, $0.shown($0.current, names: instanceNames), $0.shown($0.new, names: instanceNames)] })
     }
 
     /// Field | Mine | On the server, one line per differing field (or pocket part), in a card.

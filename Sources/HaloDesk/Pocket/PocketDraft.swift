@@ -55,6 +55,32 @@ struct PocketChange: Equatable, Sendable, Identifiable {
         return found
     }
 
+    /// How one side of the change (`current` or `new`) reads in a review: a reference list as its
+    /// entries, an instance id by its name when `names` has it ("Desk Lamp 12"), an empty or a
+    /// deleted list in words; a data member as compact JSON. Long text ends with "…".
+    func shown(_ side: JSONValue?, names: [String: String]) -> String {
+        let text: String
+        switch (part, side) {
+        case (_, nil): text = "(none)"
+        case (.referenceList, .null?): text = "(list deleted)"
+        case (.referenceList, .array(let entries)?) where entries.isEmpty: text = "(empty list)"
+        case (.referenceList, .array(let entries)?):
+            text = entries.map { entry in entry.stringValue.map { names[$0] ?? $0 } ?? entry.compactJSONText }.joined(separator: ", ")
+        case (_, let value?): text = value.compactJSONText
+        }
+        return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    }
+
+    /// The instance ids the reference lists of `changes` hold (whose names a review shows).
+    static func instanceIds(in changes: [PocketChange]) -> Set<String> {
+        Set(
+            changes.flatMap { change -> [String] in
+                guard case .referenceList = change.part else { return [] }
+                return [change.current, change.new].flatMap { $0?.arrayValue ?? [] }.compactMap(\.stringValue)
+            }
+        ).filter(FieldKind.isInstanceID)
+    }
+
     /// What `save` changes in `pocket` (as the server would apply it, §8.2).
     static func made(by save: Pocket, on pocket: Pocket) -> [PocketChange] {
         let after = pocket.applying(save)

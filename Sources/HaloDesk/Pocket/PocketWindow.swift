@@ -212,7 +212,9 @@ final class PocketWindow {
         guard let draft, saveButton.isSensitive else { return }
         reviewRows.forEach { reviewGroup.remove($0.row) }
         reviewRows = draft.changes.map { change in
-            let row = ActionRow(title: change.path, subtitle: "\(Self.preview(change.current)) → \(Self.preview(change.new))")
+            let names = instanceNames.mapValues(\.name)
+            let row = ActionRow(
+                title: change.path, subtitle: "\(change.shown(change.current, names: names)) → \(change.shown(change.new, names: names))")
             let revert = Button(label: "Revert")
             revert.addCSSClass("flat")
             revert.centerVertically()
@@ -336,13 +338,6 @@ final class PocketWindow {
             "data": .object(pocket.data), "references": .object(pocket.references.mapValues { .array($0.map(JSONValue.string)) }),
         ])
         .indentedText
-    }
-
-    /// A value in one line for the review (long ones cut).
-    nonisolated static func preview(_ value: JSONValue?) -> String {
-        guard let value else { return "(none)" }
-        let text = value.compactJSONText
-        return text.count > 60 ? String(text.prefix(57)) + "…" : text
     }
 
     // MARK: Wiring

@@ -16,6 +16,7 @@ final class StructuredValueEditor {
     /// The controls of one node on screen (tests drive them as a user would).
     struct NodeControls {
         let row: Box
+        let type: JSONType
         var keyEntry: Editable?
         let typePicker: OptionPicker
         var valueEntry: Editable?
@@ -23,6 +24,17 @@ final class StructuredValueEditor {
         var addButton: Button?
         var menu: NodeMenu?
         let problemLabel: Label
+
+        /// Names every control after the node's path ("data.tags[2]"), as a screen reader reads
+        /// them; called again when a member above is renamed.
+        @MainActor func name(path: String) {
+            keyEntry?.setAccessibleLabel("Name of \(path)")
+            typePicker.purpose = "Type of \(path)"
+            (valueEntry ?? valueSwitch)?.setAccessibleLabel("Value of \(path)")
+            addButton?.setAccessibleLabel("\(type == .array ? "Add an item to" : "Add a member to") \(path)")
+            menu?.button.setAccessibleLabel("Actions of \(path)")
+            menu?.button.tooltip = "Move, duplicate or remove \(path)"
+        }
     }
 
     enum Role: Hashable { case key, type, value, add, menu }
@@ -173,13 +185,14 @@ final class StructuredValueEditor {
         outer.append(row)
         var keyEntry: Editable?
         if let key {
-            let entry = Editable.entry(accessibleLabel: "Name of \(path)", placeholder: "Name")
+            let entry = Editable.entry(accessibleLabel: "Name", placeholder: "Name")
             entry.text = key
             gtk_editable_set_width_chars(halo_editable(entry.raw), 10)
             entry.onChanged { [weak self, weak entry] in
                 guard let self, let entry, !self.isRendering else { return }
                 let text = entry.text
                 self.edit(typing: "key-\(node.id)") { $0.rename(node.id, to: text) }
+                self.namePaths(from: self.draft.root, path: self.rootName)
             }
             row.append(entry)
             keyEntry = entry
@@ -191,7 +204,7 @@ final class StructuredValueEditor {
         let types = JSONType.allCases
         let picker = OptionPicker(
             options: types.map(\.label), selected: types.firstIndex(of: node.type), placeholder: node.type.label,
-            accessibleLabel: "Type of \(path)"
+            accessibleLabel: "Type"
         ) { [weak self] picked in
             self?.restructure { draft in
                 draft.changeType(of: node.id, to: types[picked])
@@ -203,12 +216,12 @@ final class StructuredValueEditor {
         row.append(picker.button)
         let problem = Label("", classes: ["caption", "error"], wrap: true)
         problem.isVisible = false
-        var controls = NodeControls(row: outer, keyEntry: keyEntry, typePicker: picker, problemLabel: problem)
-        addValueInput(for: node, path: path, to: row, controls: &controls)
+        var controls = NodeControls(row: outer, type: node.type, keyEntry: keyEntry, typePicker: picker, problemLabel: problem)
+        addValueInput(for: node, to: row, controls: &controls)
         if let parentPosition = draft.root.parent(of: node.id) {
             let position = parentPosition.1
             let menu = NodeMenu(
-                kind: "value", tooltip: "Move, duplicate or remove \(path)",
+                kind: "value", tooltip: "Move, duplicate or remove",
                 entries: [
                     .init(label: "Move Up", shortcut: "Alt+↑", isEnabled: position > 0, action: weakly(self) { $0.move(node.id, by: -1) }),
                     .init(
@@ -217,34 +230,43 @@ final class StructuredValueEditor {
                     .init(label: "Duplicate", shortcut: "Ctrl+D", action: weakly(self) { $0.duplicate(node.id) }),
                     .init(label: "Remove", shortcut: "Ctrl+Delete", action: weakly(self) { $0.remove(node.id) }),
                 ])
-            menu.button.setAccessibleLabel("Actions of \(path)")
             row.append(menu.button)
             controls.menu = menu
         }
         outer.append(problem)
         treeBox.append(outer)
+        controls.name(path: path)
         nodeControls[node.id] = controls
 
-        switch node.content {
-        case .array(let items):
-            for (index, item) in items.enumerated() {
-                addRows(for: item, key: nil, index: index, path: "\(path)[\(index)]", depth: depth + 1, siblings: items.count)
-            }
-        case .object(let members):
-            for member in members {
-                addRows(
-                    for: member.value, key: member.key, index: nil, path: "\(path).\(member.key)", depth: depth + 1,
-                    siblings: members.count)
-            }
-        default: break
+        let children = Self.children(of: node, path: path)
+        for child in children {
+            addRows(for: child.node, key: child.key, index: child.index, path: child.path, depth: depth + 1, siblings: children.count)
         }
     }
 
-    private func addValueInput(for node: JSONDraftNode, path: String, to row: Box, controls: inout NodeControls) {
+    /// The members or items of `node`, with their names or positions and accessible paths.
+    private static func children(
+        of node: JSONDraftNode, path: String
+    ) -> [(node: JSONDraftNode, key: String?, index: Int?, path: String)] {
+        switch node.content {
+        case .array(let items): items.enumerated().map { ($1, nil, $0, "\(path)[\($0)]") }
+        case .object(let members): members.map { ($0.value, $0.key, nil, "\(path).\($0.key)") }
+        default: []
+        }
+    }
+
+    /// Names the controls of `node` and of what it holds after their paths, as they are now
+    /// (after a member was renamed, without rebuilding the row being typed in).
+    private func namePaths(from node: JSONDraftNode, path: String) {
+        nodeControls[node.id]?.name(path: path)
+        for child in Self.children(of: node, path: path) { namePaths(from: child.node, path: child.path) }
+    }
+
+    private func addValueInput(for node: JSONDraftNode, to row: Box, controls: inout NodeControls) {
         switch node.content {
         case .string(let text), .number(let text):
             let isNumber = node.type == .number
-            let entry = Editable.entry(accessibleLabel: "Value of \(path)", placeholder: isNumber ? "A number, e.g. 12.5" : "Text")
+            let entry = Editable.entry(accessibleLabel: "Value", placeholder: isNumber ? "A number, e.g. 12.5" : "Text")
             entry.text = text
             entry.expand(horizontally: true)
             entry.onChanged { [weak self, weak entry] in
@@ -255,7 +277,7 @@ final class StructuredValueEditor {
             row.append(entry)
             controls.valueEntry = entry
         case .bool(let flag):
-            let toggle = Switch(accessibleLabel: "Value of \(path)")
+            let toggle = Switch(accessibleLabel: "Value")
             toggle.isOn = flag
             toggle.centerVertically()
             toggle.onToggled { [weak self, weak toggle] in
@@ -271,14 +293,13 @@ final class StructuredValueEditor {
             row.append(Self.spacer())
         case .array, .object:
             // A container: how much it holds, and its Add button.
-            let (count, one, many, add, addLabel) =
+            let (count, one, many, add) =
                 node.type == .array
-                ? (node.children.count, "item", "items", "Add Item", "Add an item to")
-                : (node.children.count, "member", "members", "Add Member", "Add a member to")
+                ? (node.children.count, "item", "items", "Add Item")
+                : (node.children.count, "member", "members", "Add Member")
             row.append(Label(count == 1 ? "1 \(one)" : "\(count) \(many)", classes: ["dim-label"]))
             row.append(Self.spacer())
             let button = Button.iconAndLabel("list-add-symbolic", label: add)
-            button.setAccessibleLabel("\(addLabel) \(path)")
             button.onClicked(weakly(self) { editor in editor.addChild(to: node.id) })
             row.append(button)
             controls.addButton = button

@@ -251,7 +251,8 @@ final class WorkspaceView {
             let window = try PendingEditsWindow(
                 model: pendingEdits, parent: widget,
                 moduleNames: { [weak self] in self?.sidebar.moduleNames ?? [:] },
-                fieldKinds: { [weak self] moduleId in self?.fieldCatalog.kinds(moduleId: moduleId) ?? [:] })
+                fieldKinds: { [weak self] moduleId in self?.fieldCatalog.kinds(moduleId: moduleId) ?? [:] },
+                lookUpNames: { [weak self] ids in await self?.instanceChoices(ids: ids) ?? [:] })
             pendingEditsWindow = window
             window.present()
         } catch {

@@ -2,8 +2,9 @@ import CGtk
 import Foundation
 import HaloServices
 
-/// A date and time input: a button showing the date, whose popover has a calendar and the time
-/// of day (`HH:mm`, midnight when left empty), in the user's time zone. The filter builder's date
+/// A date and time input: a button showing the date, whose popover has a calendar, the day typed
+/// (`yyyy-MM-dd`, for the keyboard and assistive technology: GtkCalendar's days are not exposed
+/// to them) and the time of day (`HH:mm`, midnight when left empty), in the user's time zone. The filter builder's date
 /// conditions and the instance editor's publish and expiry dates use it.
 ///
 /// The value is epoch milliseconds, as HALO stores dates (PROTOCOL §1.5). A value shown and not
@@ -21,6 +22,8 @@ final class DateInput {
     let widget: Widget
     let button: MenuButton
     let calendar: CalendarView
+    /// The day as `yyyy-MM-dd`; follows the calendar and moves it.
+    let dayEntry: Editable
     let timeEntry: Editable
     /// The value shown (nil: none, the button says `emptyLabel`).
     private(set) var milliseconds: Double?
@@ -42,23 +45,29 @@ final class DateInput {
         self.onChange = onChange
         calendar = CalendarView()
         calendar.setAccessibleLabel("\(purpose): day")
+        dayEntry = Editable.entry(accessibleLabel: "\(purpose): date", placeholder: "yyyy-mm-dd")
+        gtk_editable_set_width_chars(halo_editable(dayEntry.raw), 11)
         timeEntry = Editable.entry(accessibleLabel: "\(purpose): time of day", placeholder: "00:00")
         gtk_editable_set_width_chars(halo_editable(timeEntry.raw), 6)
-        let timeRow = Box(vertical: false, spacing: 6)
-        timeRow.append(Label("Time", classes: ["dim-label"]))
-        timeRow.append(timeEntry)
+        let typedRow = Box(vertical: false, spacing: 6)
+        typedRow.append(Label("Date", classes: ["dim-label"]))
+        typedRow.append(dayEntry)
+        let timeLabel = Label("Time", classes: ["dim-label"])
+        typedRow.append(timeLabel)
+        typedRow.append(timeEntry)
         let column = Box(vertical: true, spacing: 6)
         column.append(calendar)
-        column.append(timeRow)
-        timeRow.isVisible = precision == .minute
+        column.append(typedRow)
+        timeLabel.isVisible = precision == .minute
         timeEntry.isVisible = precision == .minute
         let popover = Popover(child: column)
         button = MenuButton(label: emptyLabel, accessibleLabel: purpose, popover: popover)
         widget = button
         show(milliseconds)
-        calendar.onDaySelected(weakly(self) { $0.report() })
+        calendar.onDaySelected(weakly(self) { $0.calendarMoved() })
+        dayEntry.onChanged(weakly(self) { $0.dayTyped() })
         timeEntry.onChanged(weakly(self) { $0.report() })
-        timeEntry.on("activate", weakly(self) { $0.button.popdown() })
+        for entry in [dayEntry, timeEntry] { entry.on("activate", weakly(self) { $0.button.popdown() }) }
     }
 
     /// Shows `milliseconds` (nil: nothing chosen; the calendar shows today) without reporting a change.
@@ -74,7 +83,9 @@ final class DateInput {
             calendar.day = (parts.year, parts.month, parts.day)
         }
         timeEntry.text = milliseconds == nil ? "" : String(format: "%02d:%02d", parts.hour, parts.minute)
+        dayEntry.text = milliseconds == nil ? "" : Self.dayText(calendar.day)
         timeEntry.removeCSSClass("error")
+        dayEntry.removeCSSClass("error")
         showLabel()
     }
 
@@ -85,8 +96,45 @@ final class DateInput {
         report()
     }
 
+    /// The calendar's day, written into the day entry (without reporting it twice).
+    private func calendarMoved() {
+        guard !isShowing else { return }
+        isShowing = true
+        dayEntry.text = Self.dayText(calendar.day)
+        dayEntry.removeCSSClass("error")
+        isShowing = false
+        report()
+    }
+
+    /// A day typed: moves the calendar to it, or says how to write it.
+    private func dayTyped() {
+        guard !isShowing else { return }
+        let text = dayEntry.text.trimmingCharacters(in: .whitespaces)
+        guard DisplayFormat.utcMidnight(ofDay: text) != nil else {
+            dayEntry.addCSSClass("error")
+            onChange(nil, Self.dayProblem)
+            return
+        }
+        dayEntry.removeCSSClass("error")
+        let numbers = text.split(separator: "-").compactMap { Int($0) }
+        isShowing = true
+        calendar.day = (numbers[0], numbers[1], numbers[2])
+        isShowing = false
+        report()
+    }
+
+    private static let dayProblem = "Write the date as yyyy-mm-dd, like 2026-03-29."
+
+    private static func dayText(_ day: (year: Int, month: Int, day: Int)) -> String {
+        String(format: "%04d-%02d-%02d", day.year, day.month, day.day)
+    }
+
     private func report() {
         guard !isShowing else { return }
+        if dayEntry.hasCSSClass("error") {
+            onChange(nil, Self.dayProblem)
+            return
+        }
         let (year, month, day) = calendar.day
         if precision == .day {
             milliseconds = DisplayFormat.utcMidnight(ofDay: String(format: "%04d-%02d-%02d", year, month, day))

@@ -18,8 +18,10 @@ final class PublishingSection {
     let expiryDate: DateInput
     /// Sets the expiry date back to none (shown while there is one).
     let clearExpiryButton: Button
-    /// Where a tag is typed as `name = value`; Enter or its apply button adds it.
+    /// Where a tag is typed as `name = value`; Enter or the Add button at its end adds it.
     let tagEntry: EntryRow
+    /// Adds the tag typed (libadwaita 1.2's apply button is not exposed to assistive technology).
+    let addTagButton: Button
     /// The rows of the tags, in order, with their remove buttons.
     private(set) var tagRows: [(row: ActionRow, remove: Button)] = []
     private let tagsList: ListBox
@@ -53,6 +55,10 @@ final class PublishingSection {
             input.widget.centerVertically()
             row.addSuffix(input.widget)
         }
+        addTagButton = Button(iconName: "list-add-symbolic", accessibleLabel: "Add the tag", tooltip: "Add this tag")
+        addTagButton.addCSSClass("flat")
+        addTagButton.centerVertically()
+        tagEntry.addSuffix(addTagButton)
         clearExpiryButton.centerVertically()
         expiryRow.addSuffix(clearExpiryButton)
         publishDate.onChange = weakly(self) { section, milliseconds, problem in
@@ -66,7 +72,7 @@ final class PublishingSection {
         archiveButton.onClicked(weakly(self) { section in section.edit { $0.archive(now: section.now()) } })
         clearExpiryButton.onClicked(weakly(self) { section in section.edit { $0.setExpiry(nil) } })
         tagEntry.onEntryActivated(weakly(self) { $0.addTypedTag() })
-        tagEntry.onApply(weakly(self) { $0.addTypedTag() })
+        addTagButton.onClicked(weakly(self) { $0.addTypedTag() })
         tagEntry.onChanged(weakly(self) { section in if !section.tagEntry.asEditable.text.isEmpty { section.onChange?() } })
     }
 
