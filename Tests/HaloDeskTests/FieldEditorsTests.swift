@@ -55,9 +55,17 @@ final class FieldEditorsTests: XCTestCase {
             releaseDate.input.choose(year: 2027, month: 3, day: 4)
             XCTAssertEqual(releaseDate.input.button.label, "2027-03-04")
             let manual = try XCTUnwrap(editor.fieldEditor(named: "manual", as: EntryFieldEditor.self))
+            let play = try XCTUnwrap(manual.openButton, "a video link has a Play button")
+            XCTAssertEqual(play.tooltip, "Play in your browser or media player")
             manual.entry.text = "videos.example.com/manual.mp4"
+            XCTAssertFalse(play.isSensitive, "nothing to play while the address is not one")
             try Self.saveIsRefused(in: harness, field: "manual")
             manual.entry.text = "https://videos.example.com/manual-2.mp4"
+            XCTAssertTrue(play.isSensitive)
+            var opened: [String] = []
+            editor.onOpenLink = { opened.append($0) }
+            play.click()
+            XCTAssertEqual(opened, ["https://videos.example.com/manual-2.mp4"], "Play opens the address typed")
             let jingle = try XCTUnwrap(editor.fieldEditor(named: "jingle", as: EntryFieldEditor.self))
             jingle.entry.text = "https://audio.example.com/new-jingle.mp3"
 

@@ -180,14 +180,14 @@ final class StructuredValueEditor {
     private func addRows(for node: JSONDraftNode, key: String?, index: Int?, path: String, depth: Int, siblings: Int) {
         let outer = Box(vertical: true, spacing: 2)
         outer.addCSSClass("json-row")
-        gtk_widget_set_margin_start(outer.widget, gint(12 + depth * 20))
+        gtk_widget_set_margin_start(outer.widget, gint(8 + depth * 16))
         let row = Box(vertical: false, spacing: 6)
         outer.append(row)
         var keyEntry: Editable?
         if let key {
             let entry = Editable.entry(accessibleLabel: "Name", placeholder: "Name")
             entry.text = key
-            gtk_editable_set_width_chars(halo_editable(entry.raw), 10)
+            gtk_editable_set_width_chars(halo_editable(entry.raw), 8)
             entry.onChanged { [weak self, weak entry] in
                 guard let self, let entry, !self.isRendering else { return }
                 let text = entry.text
@@ -196,11 +196,11 @@ final class StructuredValueEditor {
             }
             row.append(entry)
             keyEntry = entry
-        } else {
-            let label = Label(index.map { "\($0)" } ?? rootName, classes: index == nil ? ["heading"] : ["dim-label", "numeric"])
+        } else if let index {
+            let label = Label("\(index)", classes: ["dim-label", "numeric"])
             gtk_widget_set_size_request(label.widget, 24, -1)
             row.append(label)
-        }
+        }  // The root has no label: the field or group around the editor names it.
         let types = JSONType.allCases
         let picker = OptionPicker(
             options: types.map(\.label), selected: types.firstIndex(of: node.type), placeholder: node.type.label,

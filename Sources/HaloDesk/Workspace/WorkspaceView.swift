@@ -233,6 +233,11 @@ final class WorkspaceView {
         deleteButton.onClicked(weakly(self) { $0.deleteSelection() })
         editor.onDirtyChanged = weakly(self) { view, dirty in view.saveButton.isSensitive = dirty }
         editor.onOpenRelation = weakly(self) { view, id in view.openInstance(id: id) }
+        editor.onOpenLink = weakly(self) { view, link in
+            URIOpener.open(link, from: nil) { [weak view] reason in
+                if let reason { view?.toast("Could not open \(link): \(reason)") }
+            }
+        }
         editor.instanceSearch = instanceSearch()
         bulk.onApply = weakly(self) { view, field, text in view.bulkEdit(field: field, text: text) }
         bulk.onDelete = weakly(self) { $0.deleteSelection() }

@@ -31,6 +31,8 @@ final class InstanceEditor {
     var onDirtyChanged: (@MainActor (Bool) -> Void)?
     /// The user clicked a relation: open the related instance.
     var onOpenRelation: (@MainActor (String) -> Void)?
+    /// Opens a link field's address (its Open or Play button).
+    var onOpenLink: (@MainActor (String) -> Void)?
     /// The title and subtitle for the detail pane's header bar changed (an instance was shown or cleared).
     var onHeaderChanged: (@MainActor () -> Void)?
 
@@ -77,7 +79,8 @@ final class InstanceEditor {
             problemLabels[field.name] = problem
             let context = FieldEditorContext(
                 field: field, stored: instance.values[field.name], search: instanceSearch,
-                openInstance: { [weak self] id in self?.onOpenRelation?(id) }, imageLoader: imageLoader,
+                openInstance: { [weak self] id in self?.onOpenRelation?(id) },
+                openLink: { [weak self] link in self?.onOpenLink?(link) }, imageLoader: imageLoader,
                 changed: { [weak self] in self?.markDirty() },
                 problem: { [weak problem] text in
                     problem?.text = text ?? ""

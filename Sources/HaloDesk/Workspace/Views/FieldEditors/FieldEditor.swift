@@ -26,6 +26,8 @@ struct FieldEditorContext {
     let search: InstanceSearch
     /// Opens a related instance.
     let openInstance: @MainActor (String) -> Void
+    /// Opens a web address in the user's browser or player.
+    let openLink: @MainActor (String) -> Void
     let imageLoader: ImageLoader
     /// The user changed the value.
     let changed: @MainActor () -> Void

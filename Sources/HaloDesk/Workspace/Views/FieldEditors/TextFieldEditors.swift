@@ -2,8 +2,8 @@ import CGtk
 import Foundation
 import HaloServices
 
-/// One line of text: text, numbers, times of day, web addresses, images (with the thumbnail
-/// under the entry). What is typed is checked as it is typed: the entry turns red and the field
+/// One line of text: text, numbers, times of day, web addresses (with a button that opens them:
+/// Play for video and audio, Open for web pages), images (with the thumbnail under the entry). What is typed is checked as it is typed: the entry turns red and the field
 /// says what is wrong, and Save refuses the same sentence.
 @MainActor
 final class EntryFieldEditor: FieldEditorState, FieldEditor {
@@ -12,6 +12,8 @@ final class EntryFieldEditor: FieldEditorState, FieldEditor {
     var focusTarget: Widget { entry }
     /// The thumbnail of an image field.
     private(set) var imagePreview: ImagePreview?
+    /// Opens a link field's address (sensitive while it is a valid one).
+    private(set) var openButton: Button?
 
     init(_ context: FieldEditorContext) {
         let field = context.field
@@ -26,11 +28,32 @@ final class EntryFieldEditor: FieldEditorState, FieldEditor {
             column.append(preview.widget)
             widget = column
             imagePreview = preview
+        } else if field.kind == .link {
+            let plays = [.video, .audio, .youtube].contains(field.type)
+            let button = Button(
+                iconName: plays ? "media-playback-start-symbolic" : "web-browser-symbolic",
+                accessibleLabel: "\(plays ? "Play" : "Open") \(field.name)",
+                tooltip: plays ? "Play in your browser or media player" : "Open in your browser")
+            button.centerVertically()
+            entry.expand(horizontally: true)
+            let row = Box(vertical: false, spacing: 6)
+            row.append(entry)
+            row.append(button)
+            widget = row
+            openButton = button
         } else {
             widget = entry
         }
         super.init(context: context)
         entry.onChanged(weakly(self) { $0.typed() })
+        openButton?.onClicked(weakly(self) { editor in editor.context.openLink(editor.entry.text.trimmingCharacters(in: .whitespaces)) })
+        showOpenable()
+    }
+
+    /// The Open / Play button works only for an address that passes the field's check.
+    private func showOpenable() {
+        guard let openButton else { return }
+        openButton.isSensitive = (try? value())?.stringValue != nil
     }
 
     func value() throws(FieldValueError) -> JSONValue? {
@@ -46,6 +69,7 @@ final class EntryFieldEditor: FieldEditorState, FieldEditor {
     private func typed() {
         userChanged()
         imagePreview?.showAfterEditing(url: entry.text)
+        showOpenable()
         do throws(FieldValueError) {
             _ = try value()
             entry.removeCSSClass("error")
