@@ -211,6 +211,39 @@ final class AppLaunchTests: XCTestCase {
         XCTAssertEqual(event["publishedAt"] ?? .null, .null, "an instance never published stays a draft")
     }
 
+    /// The pocket window over AT-SPI (`accessibility/pocket.py`): data and reference lists edited,
+    /// an over-limit value refused before anything is sent, Clear and Delete List, the review and
+    /// the save; a second client then reads the pocket byte for byte.
+    func testPocketThroughTheAccessibilityTree() throws {
+        try GUITestEnvironment.requireDisplay()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-pocket-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (server, port, demo, settings) = try startRemoteDemo(in: directory)
+        defer { server.kill() }
+        let cli = directory.appendingPathComponent("cli")
+        let halo = { (arguments: [String]) in
+            try MainActor.assumeIsolated { try WorkspaceHarness.halo(arguments, port: port, demo: demo, home: cli, asEditor: true) }
+        }
+        let before = directory.appendingPathComponent("pocket.json")
+        try Data(#"{"data":{"size":2},"references":{"old":["x"],"recent":["a","b"]}}"#.utf8).write(to: before)
+        _ = try halo(["pocket", "set", "--file", before.path])
+
+        try runAccessibilityScript(
+            "pocket.py", arguments: [demo.editorPassword, "150"], log: "accessibility-pocket", expecting: "pocket saved"
+        ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
+
+        let ada = try XCTUnwrap(
+            try MainActor.assumeIsolated {
+                try WorkspaceHarness.haloSearch(
+                    module: "Authors", filter: "meta.name = \"Ada Lovelace\"", port: port, demo: demo, home: cli)
+            }.first?["id"]?.stringValue)
+        let pocket = try JSONValue(string: try halo(["pocket", "get", "--json"]))
+        XCTAssertEqual(
+            JSONValue.object(["data": pocket["data"] ?? .null, "references": pocket["references"] ?? .null]).compactJSONText,
+            #"{"data":{"size":2,"theme":"dark"},"references":{"reading":["\#(ada)","note-1"],"recent":[]}}"#,
+            "the pocket as the window saved it: \(pocket)")
+    }
+
     /// A `halo-server` child process with the demo, remembered by HaloDesk as its Connect page
     /// leaves a server: the client secret in the keyring and the returned settings (saved by the
     /// caller into the app's config), so the app opens on the sign-in page.

@@ -60,11 +60,11 @@ final class PocketWindowTests: XCTestCase {
             try XCTUnwrap(window.listControls["old"]).delete.click()
             XCTAssertEqual(window.listControls["old"]?.delete.label, "Keep List")
             window.newListRow.asEditable.text = "tags"
-            window.newListRow.apply()
+            window.newListRow.activate()
             let tags = try XCTUnwrap(window.listControls["tags"])
             // What the user typed shows as typed: never read as markup.
             tags.addEntryRow.asEditable.text = "summer & <sun>"
-            tags.addEntryRow.apply()
+            tags.addEntryRow.activate()
             let tagRow = try XCTUnwrap(window.listControls["tags"]?.entries.first?.row)
             XCTAssertEqual(tagRow.title, "summer & <sun>")
             XCTAssertTrue(shownTexts(in: tagRow.widget).contains("summer & <sun>"), "\(shownTexts(in: tagRow.widget))")

@@ -43,7 +43,7 @@ final class SavedViewsTests: XCTestCase {
                 "the filter is kept as its text")
             // A second view with the same name in the module is refused at the builder.
             builder.saveViewRow.asEditable.text = "Mid-range"
-            builder.saveViewRow.apply()
+            builder.saveViewRow.activate()
             XCTAssertTrue(harness.pump { builder.viewProblemLabel.isVisible })
             XCTAssertEqual(
                 builder.viewProblemLabel.text, "The view was not saved: This module already has a view named “Mid-range”.")
@@ -109,7 +109,7 @@ final class SavedViewsTests: XCTestCase {
             builder.readText()
             let before = view.completedViewOperations
             builder.saveViewRow.asEditable.text = "In stock"
-            builder.saveViewRow.apply()
+            builder.saveViewRow.activate()
             XCTAssertTrue(harness.pump { view.completedViewOperations > before })
             XCTAssertTrue(builder.viewProblemLabel.isVisible)
             XCTAssertTrue(
@@ -180,7 +180,7 @@ final class SavedViewsTests: XCTestCase {
     static func save(as name: String, in builder: FilterBuilderWindow, harness: WorkspaceHarness, view: WorkspaceView) throws {
         let before = view.completedViewOperations
         builder.saveViewRow.asEditable.text = name
-        builder.saveViewRow.apply()
+        builder.saveViewRow.activate()
         XCTAssertTrue(harness.pump { view.completedViewOperations > before })
         XCTAssertFalse(builder.viewProblemLabel.isVisible, builder.viewProblemLabel.text)
     }

@@ -116,6 +116,16 @@ final class WorkspaceHarness {
     static func haloSearch(
         module: String, filter: String, port: Int, demo: DemoCredentials, home: URL, asEditor: Bool = false
     ) throws -> [JSONValue] {
+        let output = try halo(
+            ["search", "--module", module, "--filter", filter, "--sort", "updatedAt desc", "--json"], port: port, demo: demo,
+            home: home, asEditor: asEditor)
+        return try JSONValue(string: output)["items"]?.arrayValue ?? []
+    }
+
+    /// What the `halo` CLI prints for `arguments` against the server on `port` (a second client),
+    /// with its config in `home`; signed in as the demo's editor when `asEditor`. Fails the test
+    /// when it exits with an error.
+    static func halo(_ arguments: [String], port: Int, demo: DemoCredentials, home: URL, asEditor: Bool = false) throws -> String {
         var environment = ProcessInfo.processInfo.environment
         for (name, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")] {
             environment[name] = home.appendingPathComponent(folder).path
@@ -127,12 +137,11 @@ final class WorkspaceHarness {
         }
         let result = try ChildProcess.run(
             try ChildServer.builtBinary(named: "halo").path,
-            [
-                "search", "--module", module, "--filter", filter, "--sort", "updatedAt desc", "--json",
+            arguments + [
                 "--server", "http://127.0.0.1:\(port)", "--client-id", demo.clientId, "--client-secret", demo.clientSecret,
             ] + editor, environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
-        return try JSONValue(string: result.stdout)["items"]?.arrayValue ?? []
+        return result.stdout
     }
 
     /// Kills the `halo-server` child process (SIGKILL: no goodbye to the app).

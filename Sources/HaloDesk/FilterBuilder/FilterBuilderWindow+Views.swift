@@ -5,7 +5,10 @@ import CGtk
 /// the builder where views are kept, how much room is left, and what went wrong.
 extension FilterBuilderWindow {
     func wireViewEvents() {
-        saveViewRow.onApply(weakly(self) { $0.saveAsNewView() })
+        saveViewRow.onAdd(
+            saveViewRow.addButton(
+                iconName: "document-save-symbolic", accessibleLabel: "Save as a new view", tooltip: "Save the filter as a new view"),
+            weakly(self) { $0.saveAsNewView() })
         updateViewButton.onClicked(
             weakly(self) { builder in
                 guard let view = builder.openedView, (try? builder.tree.applicable()) != nil else { return }

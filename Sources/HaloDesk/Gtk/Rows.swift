@@ -115,6 +115,23 @@ final class EntryRow: Widget {
         adw_entry_row_add_suffix(raw.assumingMemoryBound(to: AdwEntryRow.self), widget.widget)
     }
 
+    /// An Add button at the end of the row; `onAdd` makes it and Enter run the same action.
+    /// libadwaita 1.2's own apply button (`show-apply-button`) is not exposed to assistive
+    /// technology, so it is not used.
+    func addButton(iconName: String = "list-add-symbolic", accessibleLabel: String, tooltip: String) -> Button {
+        let button = Button(iconName: iconName, accessibleLabel: accessibleLabel, tooltip: tooltip)
+        button.addCSSClass("flat")
+        button.centerVertically()
+        addSuffix(button)
+        return button
+    }
+
+    /// Runs `add` on Enter and on `button` (made by `addButton`).
+    func onAdd(_ button: Button, _ add: @escaping @MainActor () -> Void) {
+        button.onClicked(add)
+        onEntryActivated(add)
+    }
+
     /// `changed` (GtkEditable): the text changed.
     @discardableResult
     func onChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("changed", handler) }
@@ -123,10 +140,6 @@ final class EntryRow: Widget {
     @discardableResult
     func onEntryActivated(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("entry-activated", handler) }
 
-    /// `apply`: the apply button (`show-apply-button`) was clicked, or Enter pressed with it shown.
-    @discardableResult
-    func onApply(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("apply", handler) }
-
-    /// Applies as the apply button would (tests, and after the text was set in code).
-    func apply() { emit("apply") }
+    /// Presses Enter in the row, as the keyboard would (tests).
+    func activate() { emit("entry-activated") }
 }

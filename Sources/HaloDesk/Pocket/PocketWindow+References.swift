@@ -52,8 +52,8 @@ extension PocketWindow {
 
         let addEntry = EntryRow(title: "Add an entry to \(name)")
         gtk_widget_set_tooltip_text(addEntry.widget, "Type an entry and press Enter")
-        halo_object_set_bool(addEntry.raw, "show-apply-button", 1)
-        addEntry.onApply { [weak self, weak addEntry] in
+        addEntry.onAdd(addEntry.addButton(accessibleLabel: "Add the entry to \(name)", tooltip: "Add this entry")) {
+            [weak self, weak addEntry] in
             guard let self, let text = addEntry?.asEditable.text.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return }
             self.append(text, to: name)
         }

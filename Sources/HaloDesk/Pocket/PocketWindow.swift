@@ -357,7 +357,8 @@ final class PocketWindow {
         confirmButton.onClicked(weakly(self) { $0.save() })
         keepMineButton.onClicked(weakly(self) { window in window.save(over: window.conflict) })
         takeTheirsButton.onClicked(weakly(self) { window in window.conflict.map { window.show($0) } })
-        newListRow.onApply(weakly(self) { $0.addList() })
+        newListRow.onAdd(
+            newListRow.addButton(accessibleLabel: "Add the list", tooltip: "Add a list with this name"), weakly(self) { $0.addList() })
         // Closing with changes not saved asks first.
         window.onCloseRequest { [weak self] in
             guard let self, self.hasChanges else { return false }

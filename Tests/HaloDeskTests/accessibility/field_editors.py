@@ -22,12 +22,11 @@ three instances back from the server and compares every value.
 Prints each step; exits 0 with "created through the field editors" on success, 1 otherwise.
 """
 import sys
-import time
 
 import pyatspi
 
 from filter_builder import click, label_starting, popover_buttons, press
-from sign_in import app_named, find, is_button, named, sign_in_with_password, wait_for
+from sign_in import find, is_button, named, run_signed_in, wait_for
 from workspace import select_module
 
 
@@ -41,7 +40,8 @@ def entry(within, name, deadline):
 
 def type_into(within, name, text, deadline):
     entry(within, name, deadline).queryEditableText().setTextContents(text)
-    print("typed %r into %s" % (text, name), flush=True)
+    shown = text if len(text) <= 60 else "%s… (%d characters)" % (text[:20], len(text))
+    print("typed %r into %s" % (shown, name), flush=True)
 
 
 def menu_starting(window, prefix, deadline):
@@ -201,20 +201,12 @@ def event(app, window, name, deadline):
 
 def main():
     app_name, password, instance_name, timeout = sys.argv[1:5]
-    deadline = time.time() + float(timeout)
-    try:
-        app = wait_for("application " + app_name, lambda: app_named(app_name), deadline)
-        sign_in_with_password(app, password, deadline)
-        window = wait_for("workspace", lambda: next(
-            (w for w in app if w is not None and find(w, lambda n: n.name == "Modules")), None), deadline)
+
+    def steps(app, window, deadline):
         product(app, window, instance_name, deadline)
         article(app, window, instance_name + " (article)", deadline)
         event(app, window, instance_name + " (event)", deadline)
-        print("created through the field editors", flush=True)
-        return 0
-    except (TimeoutError, StopIteration) as error:
-        print("failed:", error or "a node vanished")
-        return 1
+    return run_signed_in(app_name, password, timeout, steps, "created through the field editors")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import time
 import pyatspi
 from gi.repository import GLib
 
-from sign_in import app_named, find, is_button, named, sign_in_with_password, wait_for
+from sign_in import find, is_button, named, run_signed_in, wait_for
 from workspace import select_module
 
 
@@ -169,12 +169,8 @@ def main():
     app_name, password, server_pid, expected_file, timeout = sys.argv[1:6]
     expected = json.load(open(expected_file))
     names, text = expected["names"], expected["text"]
-    deadline = time.time() + float(timeout)
-    try:
-        app = wait_for("application " + app_name, lambda: app_named(app_name), deadline)
-        sign_in_with_password(app, password, deadline)
-        main_window = wait_for("workspace", lambda: next(
-            (w for w in app if w is not None and find(w, lambda n: n.name == "Modules")), None), deadline)
+
+    def steps(app, main_window, deadline):
         status = wait_for("status 'Online'", lambda: label_starting(main_window, "Online"), deadline)
         select_module(app, "Products", deadline)
         print("selected Products", flush=True)
@@ -197,8 +193,7 @@ def main():
         try:
             wait_for("text form %r" % text, lambda: text_view if read() == text else None, time.time() + 10)
         except TimeoutError:
-            print("failed: the text form reads %r, not %r" % (read(), text))
-            return 1
+            raise AssertionError("the text form reads %r, not %r" % (read(), text))
         count = "%d match%s" % (len(names), "" if len(names) == 1 else "es")
         wait_for("live count '%s'" % count, lambda: label_starting(builder, count), deadline)
         apply = lambda: find(builder, lambda n: is_button(n, "Apply the filter"))  # noqa: E731
@@ -220,11 +215,7 @@ def main():
         wait_for("status 'showing the copy'", lambda: status if "showing the copy" in (status.name or "") else None,
                  deadline)
         wait_for_rows(table, names, deadline)
-        print("offline rows match", flush=True)
-        return 0
-    except (TimeoutError, StopIteration) as error:
-        print("failed:", error or "a node vanished")
-        return 1
+    return run_signed_in(app_name, password, timeout, steps, "offline rows match")
 
 
 if __name__ == "__main__":

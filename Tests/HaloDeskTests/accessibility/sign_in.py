@@ -85,6 +85,24 @@ def sign_in_with_password(app, password, deadline):
     print("pressed Sign In", flush=True)
 
 
+def run_signed_in(app_name, password, timeout, steps, done):
+    """Signs in to the remote workspace with `password`, runs `steps(app, workspace, deadline)`
+    and prints `done`; returns the exit status (1 with what failed when a step times out or a
+    check fails with AssertionError)."""
+    deadline = time.time() + float(timeout)
+    try:
+        app = wait_for("application " + app_name, lambda: app_named(app_name), deadline)
+        sign_in_with_password(app, password, deadline)
+        workspace = wait_for("workspace", lambda: next(
+            (w for w in app if w is not None and find(w, lambda n: n.name == "Modules")), None), deadline)
+        steps(app, workspace, deadline)
+        print(done, flush=True)
+        return 0
+    except (TimeoutError, StopIteration, AssertionError) as error:
+        print("failed:", error or "a node vanished")
+        return 1
+
+
 def main():
     app_name, email, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
     deadline = time.time() + timeout

@@ -20,7 +20,7 @@ final class PublishingSection {
     let clearExpiryButton: Button
     /// Where a tag is typed as `name = value`; Enter or the Add button at its end adds it.
     let tagEntry: EntryRow
-    /// Adds the tag typed (libadwaita 1.2's apply button is not exposed to assistive technology).
+    /// Adds the tag typed.
     let addTagButton: Button
     /// The rows of the tags, in order, with their remove buttons.
     private(set) var tagRows: [(row: ActionRow, remove: Button)] = []
@@ -55,12 +55,9 @@ final class PublishingSection {
             input.widget.centerVertically()
             row.addSuffix(input.widget)
         }
-        addTagButton = Button(iconName: "list-add-symbolic", accessibleLabel: "Add the tag", tooltip: "Add this tag")
-        addTagButton.addCSSClass("flat")
-        addTagButton.centerVertically()
-        tagEntry.addSuffix(addTagButton)
         clearExpiryButton.centerVertically()
         expiryRow.addSuffix(clearExpiryButton)
+        addTagButton = tagEntry.addButton(accessibleLabel: "Add the tag", tooltip: "Add this tag")
         publishDate.onChange = weakly(self) { section, milliseconds, problem in
             section.datePicked(milliseconds, problem: problem, field: Publication.publishDateField) { $0.choosePublishDate($1) }
         }
@@ -71,8 +68,7 @@ final class PublishingSection {
         unpublishButton.onClicked(weakly(self) { section in section.edit { $0.unpublish() } })
         archiveButton.onClicked(weakly(self) { section in section.edit { $0.archive(now: section.now()) } })
         clearExpiryButton.onClicked(weakly(self) { section in section.edit { $0.setExpiry(nil) } })
-        tagEntry.onEntryActivated(weakly(self) { $0.addTypedTag() })
-        addTagButton.onClicked(weakly(self) { $0.addTypedTag() })
+        tagEntry.onAdd(addTagButton, weakly(self) { $0.addTypedTag() })
         tagEntry.onChanged(weakly(self) { section in if !section.tagEntry.asEditable.text.isEmpty { section.onChange?() } })
     }
 
