@@ -209,6 +209,24 @@ final class FieldEditorsTests: XCTestCase {
             XCTAssertEqual(editor.problemText(field: "starts"), "“starts”: Write the time of day as HH:mm, like 14:30.")
             try Self.saveIsRefused(in: harness, field: "starts")
             starts.input.timeEntry.text = "03:30"
+            // The day can be typed too (the calendar follows); a day that does not exist is
+            // refused at the field, and nothing typed is lost.
+            starts.input.dayEntry.text = "2026-02-30"
+            XCTAssertEqual(editor.problemText(field: "starts"), "“starts”: Write the date as yyyy-mm-dd, like 2026-03-29.")
+            try Self.saveIsRefused(in: harness, field: "starts")
+            XCTAssertEqual(starts.input.dayEntry.text, "2026-02-30")
+            starts.input.dayEntry.text = "2026-03-07"
+            XCTAssertTrue(starts.input.calendar.day == (2026, 3, 7), "the calendar follows the day typed")
+            starts.input.button.popup()
+            XCTAssertTrue(harness.pump { starts.input.calendar.isMapped })
+            try GUITestEnvironment.screenshots(
+                of: harness.window,
+                part: Widget(
+                    retaining: UnsafeMutableRawPointer(gtk_widget_get_ancestor(starts.input.calendar.widget, gtk_popover_get_type())!)),
+                named: "date-popover")
+            starts.input.button.popdown()
+            starts.input.dayEntry.text = "2026-03-08"
+            XCTAssertNil(editor.problemText(field: "starts"))
             let speakers = try XCTUnwrap(editor.fieldEditor(named: "speakers", as: RelationFieldEditor.self))
             XCTAssertTrue(harness.pump { speakers.chips.chips.allSatisfy { $0.nameButton?.label != $0.value } }, "speaker names")
             try Self.screenshots(of: editor, in: harness, named: "field-editors-event")

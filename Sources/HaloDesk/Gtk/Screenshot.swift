@@ -34,7 +34,8 @@ enum Screenshot {
 
     /// Waits (pumping the main loop) until the window has painted a frame, then saves it.
     static func saveAfterNextPaint(_ window: Window, part: Widget? = nil, to path: String, timeout: Double = 10) throws {
-        guard let clock = gtk_widget_get_frame_clock(window.widget) else {
+        // The part's own surface paints it (a popover has its own, apart from the window's).
+        guard let clock = gtk_widget_get_frame_clock((part ?? window).widget) else {
             throw Failure(description: "window has no frame clock (not realized)")
         }
         let clockRef = GObjectRef(retaining: UnsafeMutableRawPointer(clock))

@@ -211,8 +211,8 @@ final class PocketWindow {
     func review() {
         guard let draft, saveButton.isSensitive else { return }
         reviewRows.forEach { reviewGroup.remove($0.row) }
+        let names = instanceNames.mapValues(\.name)
         reviewRows = draft.changes.map { change in
-            let names = instanceNames.mapValues(\.name)
             let row = ActionRow(
                 title: change.path, subtitle: "\(change.shown(change.current, names: names)) → \(change.shown(change.new, names: names))")
             let revert = Button(label: "Revert")

@@ -4,8 +4,9 @@ import HaloServices
 
 /// A date and time input: a button showing the date, whose popover has a calendar, the day typed
 /// (`yyyy-MM-dd`, for the keyboard and assistive technology: GtkCalendar's days are not exposed
-/// to them) and the time of day (`HH:mm`, midnight when left empty), in the user's time zone. The filter builder's date
-/// conditions and the instance editor's publish and expiry dates use it.
+/// to them) and the time of day (`HH:mm`, midnight when left empty), in the user's time zone.
+/// The filter builder's date conditions, the instance editor's date fields and its publish and
+/// expiry dates use it.
 ///
 /// The value is epoch milliseconds, as HALO stores dates (PROTOCOL §1.5). A value shown and not
 /// picked again is never rewritten (it keeps its seconds and milliseconds); a picked one is the
@@ -112,7 +113,7 @@ final class DateInput {
         let text = dayEntry.text.trimmingCharacters(in: .whitespaces)
         guard DisplayFormat.utcMidnight(ofDay: text) != nil else {
             dayEntry.addCSSClass("error")
-            onChange(nil, Self.dayProblem)
+            report()  // says how to write it
             return
         }
         dayEntry.removeCSSClass("error")
@@ -137,7 +138,7 @@ final class DateInput {
         }
         let (year, month, day) = calendar.day
         if precision == .day {
-            milliseconds = DisplayFormat.utcMidnight(ofDay: String(format: "%04d-%02d-%02d", year, month, day))
+            milliseconds = DisplayFormat.utcMidnight(ofDay: Self.dayText(calendar.day))
             showLabel()
             onChange(milliseconds, nil)
             return

@@ -3,8 +3,9 @@ import Foundation
 import HaloServices
 
 /// One line of text: text, numbers, times of day, web addresses (with a button that opens them:
-/// Play for video and audio, Open for web pages), images (with the thumbnail under the entry). What is typed is checked as it is typed: the entry turns red and the field
-/// says what is wrong, and Save refuses the same sentence.
+/// Play for video and audio, Open for web pages), images (with the thumbnail under the entry).
+/// What is typed is checked as it is typed: the entry turns red and the field says what is
+/// wrong, and Save refuses the same sentence.
 @MainActor
 final class EntryFieldEditor: FieldEditorState, FieldEditor {
     let entry: Editable
@@ -47,13 +48,12 @@ final class EntryFieldEditor: FieldEditorState, FieldEditor {
         super.init(context: context)
         entry.onChanged(weakly(self) { $0.typed() })
         openButton?.onClicked(weakly(self) { editor in editor.context.openLink(editor.entry.text.trimmingCharacters(in: .whitespaces)) })
-        showOpenable()
+        showOpenable(try? value())
     }
 
     /// The Open / Play button works only for an address that passes the field's check.
-    private func showOpenable() {
-        guard let openButton else { return }
-        openButton.isSensitive = (try? value())?.stringValue != nil
+    private func showOpenable(_ checked: JSONValue?) {
+        openButton?.isSensitive = checked?.stringValue != nil
     }
 
     func value() throws(FieldValueError) -> JSONValue? {
@@ -69,12 +69,12 @@ final class EntryFieldEditor: FieldEditorState, FieldEditor {
     private func typed() {
         userChanged()
         imagePreview?.showAfterEditing(url: entry.text)
-        showOpenable()
         do throws(FieldValueError) {
-            _ = try value()
+            showOpenable(try value())
             entry.removeCSSClass("error")
             context.problem(nil)
         } catch {
+            showOpenable(nil)
             entry.addCSSClass("error")
             context.problem(error.description)
         }
