@@ -15,6 +15,8 @@ PACKAGES=(
   desktop-file-utils appstream
   # TLS test certificates, benchmark floors and load tools
   openssl curl sqlite3 wrk hyperfine time gcc libc6-dev
+  # browser sign-in end to end: a real browser driven by Selenium
+  chromium chromium-driver python3-selenium
 )
 
 missing=()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HaloIdentityProvider
 import HaloServer
 
 /// `halo-server`: run and administer a HALO-compatible server.
@@ -13,7 +14,7 @@ struct HaloServerCommand: AsyncParsableCommand {
             app clients added with `client add --editor` may create, update and delete content; other tokens get 403.
             """,
         version: HaloServerInstance.version,
-        subcommands: [Serve.self, Seed.self, Client.self, User.self])
+        subcommands: [Serve.self, Seed.self, Client.self, User.self, IdentityProvider.self])
 }
 
 struct DataOption: ParsableArguments {
@@ -35,6 +36,13 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("limit"),
         help: "Set one limit, NAME=VALUE (repeatable; timeouts in seconds). See docs/limits.md for names and defaults.")
     var limitSettings: [String] = []
+    @Option(
+        help: """
+            A JSON file naming the identity providers whose tokens identified login accepts (Google and other OpenID \
+            Connect issuers, Facebook) and how their users are linked to accounts. See docs/social-sign-in.md. \
+            Without it every social token is refused.
+            """)
+    var socialConfig: String?
     @Flag(help: "Do not log each request.") var quiet = false
 
     func validate() throws {
@@ -46,6 +54,11 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, dataDirectory: data.url,
             tokenLifetimeMilliseconds: Int64(tokenLifetime) * 1000, logRequests: !quiet)
         configuration.maxBodyBytes = maxBody
+        if let socialConfig {
+            do { configuration.trustSocialProviders(try SocialSignInSettings.load(URL(fileURLWithPath: socialConfig))) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
         do {
             for setting in limitSettings { try configuration.setLimit(setting) }
         } catch {
@@ -139,6 +152,39 @@ struct User: AsyncParsableCommand {
             let id = try await HaloServerAdmin.open(dataDirectory: data.url)
                 .addUser(email: email, password: password, editor: editor)
             print("user id: \(id)")
+        }
+    }
+}
+
+/// `halo-server identity-provider`: the local OpenID Connect provider, for demos and tests on a
+/// machine without internet. It trusts nobody and nobody trusts it until a server is started with
+/// the settings it writes (`--write-server-config`).
+struct IdentityProvider: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identity-provider",
+        abstract: "Run a local OpenID Connect provider (Google-style ID tokens, Facebook-style tokens) with a consent page.")
+
+    @Option(help: "TCP port on 127.0.0.1 (0 = any free port).") var port = 0
+    @Option(help: "Lifetime of ID and access tokens in seconds.") var tokenLifetime = 3600
+    @Option(help: "Write a --social-config file that trusts this provider here.") var writeServerConfig: String?
+
+    func run() async throws {
+        var settings = LocalIdentityProvider.Settings.demo
+        settings.port = port
+        settings.tokenLifetime = .seconds(tokenLifetime)
+        let output = writeServerConfig
+        try await LocalIdentityProvider.serve(settings) { issuer in
+            if let output {
+                let trust = SocialSignInSettings.localProvider(
+                    issuer: issuer, clientIds: [LocalIdentityProvider.Settings.desktopClientId],
+                    facebookAppId: LocalIdentityProvider.Settings.facebookAppId,
+                    facebookAppSecret: LocalIdentityProvider.Settings.facebookAppSecret)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                _ = FileManager.default.createFile(
+                    atPath: output, contents: try? encoder.encode(trust), attributes: [.posixPermissions: 0o600])
+            }
+            FileHandle.standardError.write(Data("identity provider listening on \(issuer.absoluteString)\n".utf8))
         }
     }
 }

@@ -35,7 +35,8 @@ struct GlobalOptions: ParsableArguments {
     var verbose = false
 
     /// Builds and starts an SDK instance from the options, logging the user in when asked.
-    func startSession() async throws(HaloError) -> CoreManager {
+    /// `adjust` changes the configuration before start-up (a command's own settings).
+    func startSession(adjust: (inout HaloConfiguration) throws(HaloError) -> Void = { _ in }) async throws(HaloError) -> CoreManager {
         let environment = ProcessInfo.processInfo.environment
         var configuration: HaloConfiguration
         if let config {
@@ -65,6 +66,7 @@ struct GlobalOptions: ParsableArguments {
         if let certificates { configuration.certificatesDirectory = URL(fileURLWithPath: certificates, isDirectory: true) }
         if noSslPinning { configuration.disableSSLPinning = true }
         configuration.applicationName = "halo"
+        try adjust(&configuration)
 
         let core = CoreManager(configuration: configuration)
         if verbose {

@@ -56,10 +56,23 @@ final class ShellTests: XCTestCase {
             XCTAssertEqual(signIn.errorLabel.text, "Wrong email or password.")
             XCTAssertEqual(window.stack.visiblePage, "sign-in")
 
-            // Google/Facebook say plainly that they are not available yet.
+            // Continue with Google (the local workspace signs in at its local identity provider): a
+            // waiting page with the provider's address to copy, and Cancel back to the form, no error.
+            XCTAssertTrue(signIn.googleButton.isVisible && signIn.facebookButton.isVisible)
+            XCTAssertFalse(signIn.socialHintLabel.isVisible)
             signIn.googleButton.click()
-            XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.errorLabel.text.contains("Google") }, timeout: 10))
-            XCTAssertTrue(signIn.errorLabel.text.contains("not available yet"), signIn.errorLabel.text)
+            XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.browserAddress != nil }, timeout: 20))
+            XCTAssertEqual(signIn.stack.visiblePage, "waiting")
+            let address = try XCTUnwrap(signIn.browserAddress)
+            XCTAssertTrue(address.absoluteString.hasPrefix(local.identityProvider.issuer.absoluteString + "/authorize?"))
+            signIn.copyLinkButton.click()
+            XCTAssertEqual(signIn.copyLinkButton.clipboardText, address.absoluteString)
+            XCTAssertTrue(signIn.waitingNoteLabel.text.hasPrefix("Link copied"))
+            try GUITestEnvironment.screenshots(of: window, named: "sign-in-browser-waiting")
+            signIn.cancelBrowserButton.click()
+            XCTAssertTrue(MainLoopBridge.iterate(until: { signIn.stack.visiblePage == "form" }, timeout: 10))
+            XCTAssertFalse(signIn.errorLabel.isVisible, "cancelling is not an error: \(signIn.errorLabel.text)")
+            XCTAssertNil(local.core.auth.currentUser)
 
             // The right password signs in as the demo editor.
             signIn.passwordRow.text = rightPassword

@@ -69,7 +69,10 @@ final class IdentifiedUserTests: XCTestCase {
             let answer = try await server.call(
                 "POST", "/api/segmentation/identified/login",
                 body: .json(["network": .string(network), "token": "some-social-token", "deviceId": "x"]))
-            XCTAssertEqual(assertEnvelope(answer, status: 400), "Sign-in with Google/Facebook is not configured on this server")
+            XCTAssertEqual(
+                assertEnvelope(answer, status: 400),
+                "Sign-in with \(network == "google" ? "Google" : "Facebook") is not configured on this server (halo-server serve --social-config)"
+            )
         }
         let other = try await TestServer.start(socialVerifier: AcceptingVerifier())
         let first = try await other.call(
@@ -175,6 +178,6 @@ final class IdentifiedUserTests: XCTestCase {
 private struct AcceptingVerifier: SocialTokenVerifier {
     func verify(token: String, network: SocialNetwork) async throws -> SocialIdentity {
         guard token == "good" else { throw SocialTokenRejection("token rejected") }
-        return SocialIdentity(subject: "g-1", email: "social@example.com", name: "Soc", surname: "Ial")
+        return SocialIdentity(subject: "g-1", email: "social@example.com", emailVerified: true, name: "Soc", surname: "Ial")
     }
 }

@@ -19,8 +19,12 @@ final class CLITests: XCTestCase {
         await server?.stop()
     }
 
-    /// The `halo` binary next to the test bundle (same build products directory).
     var haloBinary: URL {
+        get throws { try Self.haloBinary }
+    }
+
+    /// The `halo` binary next to the test bundle (same build products directory).
+    static var haloBinary: URL {
         get throws {
             let candidates = [
                 URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("halo"),

@@ -39,13 +39,16 @@ final class FlowServer: @unchecked Sendable {
     let directory: URL
     let client: ClientCredentials
 
-    static func start(tokenLifetimeMilliseconds: Int64 = 86_400_000, editorClient: Bool = true) async throws -> FlowServer {
+    static func start(
+        tokenLifetimeMilliseconds: Int64 = 86_400_000, editorClient: Bool = true, socialSettings: SocialSignInSettings? = nil
+    ) async throws -> FlowServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "halo-sdk-flow-\(UUID().uuidString)", isDirectory: true)
-        let server = try await HaloServerInstance.start(
-            HaloServerConfiguration(
-                dataDirectory: directory.appendingPathComponent("server"),
-                tokenLifetimeMilliseconds: tokenLifetimeMilliseconds, logRequests: false))
+        var configuration = HaloServerConfiguration(
+            dataDirectory: directory.appendingPathComponent("server"),
+            tokenLifetimeMilliseconds: tokenLifetimeMilliseconds, logRequests: false)
+        if let socialSettings { configuration.trustSocialProviders(socialSettings) }
+        let server = try await HaloServerInstance.start(configuration)
         let client = try await server.admin.addClient(editor: editorClient)
         return FlowServer(server: server, directory: directory, client: client)
     }

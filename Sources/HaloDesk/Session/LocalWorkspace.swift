@@ -1,4 +1,5 @@
 import Foundation
+import HaloIdentityProvider
 import HaloServer
 import HaloServices
 
@@ -15,13 +16,19 @@ final class LocalWorkspace: Sendable {
     }
 
     let server: HaloServerInstance
+    /// The local identity provider the Google and Facebook buttons sign in at (no internet needed).
+    let identityProvider: LocalIdentityProvider
     let core: CoreManager
     /// The demo editor's email and, when the keyring holds it, password (to prefill sign-in).
     let editorEmail: String
     let editorPassword: String?
 
-    private init(server: HaloServerInstance, core: CoreManager, editorEmail: String, editorPassword: String?) {
+    private init(
+        server: HaloServerInstance, identityProvider: LocalIdentityProvider, core: CoreManager, editorEmail: String,
+        editorPassword: String?
+    ) {
         self.server = server
+        self.identityProvider = identityProvider
         self.core = core
         self.editorEmail = editorEmail
         self.editorPassword = editorPassword
@@ -32,8 +39,14 @@ final class LocalWorkspace: Sendable {
     /// Starts the server (seeding it on first use) and a started SDK client talking to it.
     static func open(directory: URL = defaultDirectory) async throws -> LocalWorkspace {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try await HaloServerInstance.start(
-            HaloServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, logRequests: false))
+        let identityProvider = try await LocalIdentityProvider.start(.demo)
+        var serverConfiguration = HaloServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, logRequests: false)
+        serverConfiguration.trustSocialProviders(Self.trust(identityProvider))
+        let server: HaloServerInstance
+        do { server = try await HaloServerInstance.start(serverConfiguration) } catch {
+            await identityProvider.stop()
+            throw error
+        }
         do {
             let identityFile = directory.appendingPathComponent("workspace.json")
             let keyring = { (account: String) in Keyring(server: "halo-desk-local:\(directory.path)", account: account) }
@@ -67,16 +80,42 @@ final class LocalWorkspace: Sendable {
             configuration.dataDirectory = directory.appendingPathComponent("client", isDirectory: true)
             configuration.applicationName = AppInfo.name
             configuration.applicationVersion = AppInfo.version
+            configuration.socialProviders = Self.providers(identityProvider)
             let core = CoreManager(configuration: configuration)
             try await core.startup()
-            return LocalWorkspace(server: server, core: core, editorEmail: editorEmail, editorPassword: editorPassword)
+            return LocalWorkspace(
+                server: server, identityProvider: identityProvider, core: core, editorEmail: editorEmail, editorPassword: editorPassword)
         } catch {
             await server.stop()
+            await identityProvider.stop()
             throw error
         }
     }
 
+    /// The server trusts the local provider's ID tokens (as Google's) and access tokens (as Facebook's).
+    private static func trust(_ provider: LocalIdentityProvider) -> SocialSignInSettings {
+        SocialSignInSettings.localProvider(
+            issuer: provider.issuer, clientIds: [LocalIdentityProvider.Settings.desktopClientId],
+            facebookAppId: LocalIdentityProvider.Settings.facebookAppId,
+            facebookAppSecret: LocalIdentityProvider.Settings.facebookAppSecret)
+    }
+
+    /// The buttons sign in at the local provider, which stands in for Google and Facebook.
+    private static func providers(_ provider: LocalIdentityProvider) -> [Network: SocialProvider] {
+        let clients = Dictionary(uniqueKeysWithValues: provider.settings.clients.map { ($0.id, $0.secret) })
+        return [
+            .google: .openIDConnect(
+                network: .google, displayName: "Google", issuer: provider.issuer, clientId: LocalIdentityProvider.Settings.desktopClientId,
+                clientSecret: clients[LocalIdentityProvider.Settings.desktopClientId] ?? nil),
+            .facebook: .openIDConnect(
+                network: .facebook, displayName: "Facebook", issuer: provider.issuer,
+                clientId: LocalIdentityProvider.Settings.facebookAppId,
+                clientSecret: clients[LocalIdentityProvider.Settings.facebookAppId] ?? nil),
+        ]
+    }
+
     func close() async {
         await server.stop()
+        await identityProvider.stop()
     }
 }

@@ -3,6 +3,16 @@ import HaloServices
 /// Turns SDK errors into the sentences the windows show (inline or in toasts).
 enum UserMessages {
     /// Sign-in and registration failures: specific where the cause is known.
+    /// A browser sign-in's failure: the SDK's and the server's sentences as they are (they name the
+    /// provider and the reason; "password" in them is not about a wrong password).
+    static func browserSignInFailure(_ error: HaloError) -> String {
+        switch error {
+        case .server(_, let message, _): return message
+        case .network, .invalidResponse: return error.sentence
+        default: return error.description
+        }
+    }
+
     static func signInFailure(_ error: Error) -> String {
         guard let error = error as? HaloError else { return "\(error)" }
         switch error {

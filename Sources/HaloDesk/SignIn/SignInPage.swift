@@ -1,10 +1,13 @@
+import Foundation
 import HaloServices
 
 /// Email/password sign-in (`Resources/ui/sign-in-page.ui`) with "Stay signed in", inline errors,
-/// the way to registration, and the Google/Facebook buttons.
+/// the way to registration, and the Google/Facebook buttons. Those sign in through the user's
+/// browser (the SDK's `loginWithBrowser`); meanwhile a waiting page offers Copy Link and Cancel.
 @MainActor
 final class SignInPage {
     let widget: Widget
+    let stack: Stack
     let emailRow: Editable
     let passwordRow: Editable
     let staySwitch: Switch
@@ -14,13 +17,24 @@ final class SignInPage {
     let registerButton: Button
     let googleButton: Button
     let facebookButton: Button
+    let socialHintLabel: Label
+    let waitingPage: StatusPage
+    let waitingSpinner: Spinner
+    let waitingNoteLabel: Label
+    let copyLinkButton: Button
+    let cancelBrowserButton: Button
+
+    private var browserSignIn: Task<Void, Never>?
+    /// The provider's sign-in address of the attempt under way (public values only: state, challenge).
+    private(set) var browserAddress: URL?
 
     private var session: WorkspaceSession?
     private let onSignedIn: @MainActor (User) -> Void
 
     init(onSignedIn: @escaping @MainActor (User) -> Void, onRegister: @escaping @MainActor () -> Void) throws {
         let builder = try Builder(ui: "sign-in-page")
-        widget = try builder.object("sign_in_page")
+        stack = try builder.object("sign_in_page")
+        widget = stack
         emailRow = try builder.object("email_row")
         passwordRow = try builder.object("password_row")
         staySwitch = try builder.object("stay_switch")
@@ -30,6 +44,12 @@ final class SignInPage {
         registerButton = try builder.object("register_button")
         googleButton = try builder.object("google_button")
         facebookButton = try builder.object("facebook_button")
+        socialHintLabel = try builder.object("social_hint_label")
+        waitingPage = try builder.object("waiting_page")
+        waitingSpinner = try builder.object("waiting_spinner")
+        waitingNoteLabel = try builder.object("waiting_copied_label")
+        copyLinkButton = try builder.object("copy_link_button")
+        cancelBrowserButton = try builder.object("cancel_browser_button")
         self.onSignedIn = onSignedIn
         emailRow.setAccessibleLabel("Email")
         passwordRow.setAccessibleLabel("Password")
@@ -43,6 +63,10 @@ final class SignInPage {
         registerButton.onClicked(onRegister)
         googleButton.onClicked { [unowned self] in self.signInWithBrowser(.google) }
         facebookButton.onClicked { [unowned self] in self.signInWithBrowser(.facebook) }
+        copyLinkButton.setAccessibleLabel("Copy Link")
+        cancelBrowserButton.setAccessibleLabel("Cancel")
+        copyLinkButton.onClicked { [unowned self] in self.copyBrowserAddress() }
+        cancelBrowserButton.onClicked { [unowned self] in self.browserSignIn?.cancel() }
     }
 
     /// Points the page at a connected server; `hint` explains which account to use (local workspace).
@@ -53,6 +77,16 @@ final class SignInPage {
         hintLabel.show(hint)
         errorLabel.show(nil)
         setBusy(false)
+        // A button only for a provider this workspace can use; otherwise say how to get one.
+        let providers = session.core.configuration.socialProviders
+        googleButton.isVisible = providers[.google] != nil
+        facebookButton.isVisible = providers[.facebook] != nil
+        socialHintLabel.show(
+            providers.isEmpty
+                ? "To sign in with Google or Facebook, add the provider's client id (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID) to HaloDesk's configuration file; the server must trust that provider too."
+                : nil)
+        browserSignIn?.cancel()
+        stack.visiblePage = "form"
     }
 
     private func setBusy(_ busy: Bool) {
@@ -82,15 +116,54 @@ final class SignInPage {
         }
     }
 
-    private func signInWithBrowser(_ network: Network) {
-        guard let session else { return }
+    /// Opens the provider's page in the browser and waits (Cancel, Copy Link) for it to come back.
+    func signInWithBrowser(_ network: Network) {
+        guard let session, browserSignIn == nil else { return }
+        let provider = session.core.configuration.socialProviders[network]?.displayName ?? network.rawValue
         let stay = staySwitch.isOn
-        Task { @MainActor in
-            do {
-                onSignedIn(try await session.core.auth.loginWithBrowser(network: network, stayLoggedIn: stay))
+        errorLabel.show(nil)
+        browserAddress = nil
+        waitingPage.details = "Sign in with \(provider) in the browser window that opened. HaloDesk is waiting for the answer."
+        waitingNoteLabel.show(nil)
+        copyLinkButton.isSensitive = false
+        waitingSpinner.isSpinning = true
+        stack.visiblePage = "waiting"
+        browserSignIn = Task { @MainActor [weak self] in
+            do throws(HaloError) {
+                let user = try await session.core.auth.loginWithBrowser(network: network, stayLoggedIn: stay) { [weak self] address in
+                    await self?.openInBrowser(address, provider: provider)
+                }
+                self?.endBrowserSignIn(error: nil)
+                self?.onSignedIn(user)
             } catch {
-                errorLabel.show(UserMessages.signInFailure(error))
+                self?.endBrowserSignIn(error: error)
             }
         }
+    }
+
+    private func openInBrowser(_ address: URL, provider: String) {
+        browserAddress = address
+        copyLinkButton.isSensitive = true
+        URIOpener.open(address.absoluteString, from: nil) { [weak self] failure in
+            guard let failure else { return }
+            self?.waitingNoteLabel.show(
+                "No browser could be opened (\(failure)). Copy the link and open it in your browser to sign in with \(provider).")
+        }
+    }
+
+    private func copyBrowserAddress() {
+        guard let browserAddress else { return }
+        copyLinkButton.clipboardText = browserAddress.absoluteString
+        waitingNoteLabel.show("Link copied. Paste it into your browser's address bar.")
+    }
+
+    private func endBrowserSignIn(error: HaloError?) {
+        browserSignIn = nil
+        browserAddress = nil
+        waitingSpinner.isSpinning = false
+        stack.visiblePage = "form"
+        guard let error else { return }
+        if case .cancelled = error { return }
+        errorLabel.show(UserMessages.browserSignInFailure(error))
     }
 }

@@ -13,7 +13,7 @@ struct UserProfile: Sendable {
 
     init(_ user: UserRecord) {
         id = user.id
-        email = user.email
+        email = user.email ?? ""
         photoUrl = user.photoUrl
         name = user.name
         surname = user.surname
@@ -33,7 +33,7 @@ struct UserProfile: Sendable {
 /// blocks the cooperative thread pool that serves requests.
 enum Accounts {
     struct NewUser: Sendable {
-        var email: String
+        var email: String?
         var password: String?
         var network: String = "halo"
         var socialSubject: String? = nil
@@ -63,8 +63,8 @@ enum Accounts {
         let hash = try await hashing.run { try password.map(SecretHasher.hashPassword) }
         let id = "identified-" + Identifiers.randomLowercase(25)
         return try await pool.write { db in
-            if try UserRecord.exists(email: user.email, in: db) {
-                throw APIError.badRequest("An account with the email \(user.email) already exists")
+            if let email = user.email, try UserRecord.exists(email: email, in: db) {
+                throw APIError.badRequest("An account with the email \(email) already exists")
             }
             let displayName =
                 user.displayName.isEmpty

@@ -17,8 +17,11 @@ public struct HaloServerConfiguration: Sendable {
     }
     /// Lifetime of issued access tokens, in milliseconds (HALO's `expires_in` unit).
     public var tokenLifetimeMilliseconds: Int64
-    /// Verifies Google/Facebook tokens for identified login. The default rejects every social token.
+    /// Verifies Google/Facebook tokens for identified login. The default rejects every social token;
+    /// `trustSocialProviders` installs the real one.
     public var socialVerifier: any SocialTokenVerifier
+    /// What a social sign-in whose email the provider does not vouch for gets (see the policy).
+    public var unverifiedEmailPolicy: SocialSignInSettings.UnverifiedEmailPolicy = .separateAccount
     /// Log one line per request (method, path, status, duration).
     public var logRequests: Bool
     /// Brute-force protection of password and client-secret checks (see `LoginThrottle`).
@@ -47,5 +50,11 @@ public struct HaloServerConfiguration: Sendable {
         self.logRequests = logRequests
         self.loginThrottle = loginThrottle
         self.passwordHashingConcurrency = passwordHashingConcurrency
+    }
+
+    /// Accepts the social tokens of the providers `settings` trust, verified for real.
+    public mutating func trustSocialProviders(_ settings: SocialSignInSettings) {
+        socialVerifier = ProviderTokenVerifier(settings: settings)
+        unverifiedEmailPolicy = settings.unverifiedEmail
     }
 }

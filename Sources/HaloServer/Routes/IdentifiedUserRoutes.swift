@@ -13,27 +13,24 @@ enum IdentifiedUserRoutes {
             guard case .object(let auth)? = body["auth"] else { throw APIError.badRequest("'auth' object is required") }
             let profile = body["profile"]?.objectValue ?? [:]
             let network = try auth.optionalString("network").flatMap { $0.isEmpty ? nil : $0 } ?? "halo"
-            var user = Accounts.NewUser(email: "")
+            var user = Accounts.NewUser(email: nil)
             user.name = try profile.optionalString("name") ?? ""
             user.surname = try profile.optionalString("surname") ?? ""
             user.displayName = try profile.optionalString("displayName") ?? ""
             user.photoUrl = try profile.optionalString("photoUrl") ?? ""
             user.deviceAlias = try auth.optionalString("deviceId").flatMap { $0.isEmpty ? nil : $0 }
-            if network == "halo" {
-                user.email = try auth.optionalString("email") ?? profile.requiredString("email")
-                let password = try auth.requiredString("password")
-                guard password.count >= 6 else { throw APIError.badRequest("'password' must have at least 6 characters") }
-                user.password = password
-            } else {
+            guard network == "halo" else {
+                // A social registration is a social sign-in that does not log in: the same linking rules.
                 let identity = try await verifySocial(network: network, token: try auth.requiredString("token"), env)
-                user.network = network
-                user.socialSubject = identity.subject
-                user.email = identity.email
-                if user.name.isEmpty { user.name = identity.name }
-                if user.surname.isEmpty { user.surname = identity.surname }
-                if user.photoUrl.isEmpty { user.photoUrl = identity.photoURL }
+                let userId = try await socialUser(identity, network: network, profile: user, env)
+                return JSONResponse.make(try await env.database.read { db in try Accounts.profile(id: userId, in: db).json })
             }
-            guard isPlausibleEmail(user.email) else { throw APIError.badRequest("'email' is not a valid email address") }
+            let email = try auth.optionalString("email") ?? profile.requiredString("email")
+            let password = try auth.requiredString("password")
+            guard password.count >= 6 else { throw APIError.badRequest("'password' must have at least 6 characters") }
+            guard isPlausibleEmail(email) else { throw APIError.badRequest("'email' is not a valid email address") }
+            user.email = email
+            user.password = password
             let created = try await Accounts.createUser(user, in: env.database, hashing: env.hashing)
             return JSONResponse.make(created.json)
         }
@@ -55,7 +52,7 @@ enum IdentifiedUserRoutes {
                 userId = verified
             } else {
                 let identity = try await verifySocial(network: network, token: try fields.requiredString("token"), env)
-                userId = try await socialUser(identity, network: network, env)
+                userId = try await socialUser(identity, network: network, profile: Accounts.NewUser(email: nil), env)
             }
             let deviceAlias = try fields.optionalString("deviceId")
             let answer: JSONValue = try await env.database.write { db in
@@ -82,20 +79,45 @@ enum IdentifiedUserRoutes {
         }
     }
 
-    /// The account of a verified social identity, created on first sign-in.
-    private static func socialUser(_ identity: SocialIdentity, network: String, _ env: ServerEnvironment) async throws
-        -> String
-    {
-        let existing = try await env.database.read { db in
-            try UserRecord.socialAccountId(network: network, subject: identity.subject, email: identity.email, in: db)
+    /// The account of a verified social identity:
+    /// 1. the account that signed in with this network and subject before;
+    /// 2. else, when the provider vouches for the email, the account with that email (linked now);
+    /// 3. else a new account. An email the provider does not vouch for never takes over an existing
+    ///    account and is not recorded: the settings' `unverifiedEmail` policy makes a separate
+    ///    account or refuses. An account without an email is keyed by the provider's user id alone.
+    private static func socialUser(
+        _ identity: SocialIdentity, network: String, profile: Accounts.NewUser, _ env: ServerEnvironment
+    ) async throws -> String {
+        let policy = env.configuration.unverifiedEmailPolicy
+        let existing: String? = try await env.database.write { db in
+            if let id = try UserRecord.socialAccountId(network: network, subject: identity.subject, in: db) { return id }
+            guard let email = identity.email, var account = try UserRecord.account(email: email, in: db) else { return nil }
+            guard identity.emailVerified else {
+                if policy == .refuse {
+                    throw APIError.badRequest(
+                        "An account with the email \(email) exists, and the provider has not verified that this email is yours. Sign in with that account's password instead."
+                    )
+                }
+                return nil
+            }
+            if account.socialSubject == nil {
+                account.network = network
+                account.socialSubject = identity.subject
+                try account.update(db)
+            }
+            return account.id
         }
         if let existing { return existing }
-        var user = Accounts.NewUser(email: identity.email)
+        if identity.email != nil, !identity.emailVerified, policy == .refuse {
+            throw APIError.badRequest("The provider has not verified your email address; this server requires a verified one")
+        }
+        var user = profile
+        user.email = identity.emailVerified ? identity.email : nil
         user.network = network
         user.socialSubject = identity.subject
-        user.name = identity.name
-        user.surname = identity.surname
-        user.photoUrl = identity.photoURL
+        if user.name.isEmpty { user.name = identity.name }
+        if user.surname.isEmpty { user.surname = identity.surname }
+        if user.photoUrl.isEmpty { user.photoUrl = identity.photoURL }
         return try await Accounts.createUser(user, in: env.database, hashing: env.hashing).id
     }
 

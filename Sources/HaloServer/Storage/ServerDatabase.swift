@@ -179,6 +179,7 @@ enum ServerDatabase {
         }
         EventLog.registerMigration(&migrator)
         PocketRecord.registerRevisionMigration(&migrator)
+        UserRecord.registerOptionalEmailMigration(&migrator)
         return migrator
     }
 }

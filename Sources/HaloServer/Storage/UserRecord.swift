@@ -6,7 +6,8 @@ struct UserRecord: ServerRecord {
     static let databaseTableName = "server_user"
 
     var id: String
-    var email: String
+    /// Nil for a social account without an email, or whose email the provider did not vouch for.
+    var email: String?
     var passwordHash: String?
     var network: String
     var socialSubject: String?
@@ -34,11 +35,48 @@ struct UserRecord: ServerRecord {
         return user.flatMap { user in user.passwordHash.map { (user.id, $0) } }
     }
 
-    /// The id of the account of a social identity: the same network and subject, or the same email.
-    static func socialAccountId(network: String, subject: String, email: String, in db: Database) throws -> String? {
+    /// The id of the account that signed in before with this network and provider subject.
+    static func socialAccountId(network: String, subject: String, in db: Database) throws -> String? {
         try select(Column("id"), as: String.self)
-            .filter((Column("network") == network && Column("social_subject") == subject) || Self.email == email)
+            .filter(Column("network") == network && Column("social_subject") == subject)
             .fetchOne(db)
+    }
+
+    /// The account with this email and what social identity it already has, if any.
+    static func account(email: String, in db: Database) throws -> UserRecord? {
+        try filter(Self.email == email).fetchOne(db)
+    }
+
+    /// Version 1 required an email of every user; social accounts may have none (a Facebook user
+    /// without one, or an email the provider does not vouch for). SQLite cannot drop NOT NULL, so
+    /// the table is rebuilt (GRDB defers foreign key checks to the end of the migration).
+    static func registerOptionalEmailMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("server-v2-optional-email") { db in
+            try db.create(table: "server_user_v2") { t in
+                t.primaryKey("id", .text)
+                t.column("email", .text).unique().collate(.nocase)
+                t.column("password_hash", .text)
+                t.column("network", .text).notNull().defaults(to: "halo")
+                t.column("social_subject", .text)
+                t.column("name", .text).notNull().defaults(to: "")
+                t.column("surname", .text).notNull().defaults(to: "")
+                t.column("display_name", .text).notNull().defaults(to: "")
+                t.column("photo_url", .text).notNull().defaults(to: "")
+                t.column("editor", .boolean).notNull().defaults(to: false)
+                t.column("device_alias", .text)
+                t.column("created_at", .integer).notNull()
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO server_user_v2 (id, email, password_hash, network, social_subject, name, surname,
+                        display_name, photo_url, editor, device_alias, created_at)
+                    SELECT id, email, password_hash, network, social_subject, name, surname,
+                        display_name, photo_url, editor, device_alias, created_at FROM server_user
+                    """)
+            try db.drop(table: "server_user")
+            try db.rename(table: "server_user_v2", to: "server_user")
+            try db.create(index: "server_user_social", on: "server_user", columns: ["network", "social_subject"])
+        }
     }
 
     /// Remembers the device (its alias) a user last signed in from.

@@ -6,8 +6,11 @@ import Synchronization
 public final class AuthManager: Sendable {
     private struct State {
         var currentUser: User?
-        /// The profile of the current session, kept in memory to log in again after an app+ 401.
-        var sessionProfile: AuthProfile?
+        /// What renews the current session after an app+ 401: the profile to log in again with,
+        /// or a browser sign-in's provider session.
+        var session: SessionCredentials?
+        /// Whether the session's credentials are in the keyring (a rotated refresh token is stored again).
+        var sessionStored = false
         var observers: [any AuthManagerObserver] = []
     }
     private let state = Mutex(State())
@@ -36,7 +39,7 @@ public final class AuthManager: Sendable {
     }
 
     /// Where "stay logged in" credentials live: per environment and client.
-    private func keyring(_ core: CoreManager) -> Keyring {
+    func keyring(_ core: CoreManager) -> Keyring {
         let configuration = core.configuration
         return Keyring(
             server: configuration.environment.description,
@@ -92,7 +95,7 @@ public final class AuthManager: Sendable {
             }
         }
         let user = User(userProfile: profile, token: token, credentialsStored: stored)
-        await begin(user, profile: authProfile, core: core)
+        await begin(user, session: .profile(authProfile), stored: stored, core: core)
         return user
     }
 
@@ -109,7 +112,7 @@ public final class AuthManager: Sendable {
     }
 
     /// `POST identified/login` with the profile; its 401 must not trigger re-authentication.
-    private func loginRequest(_ authProfile: AuthProfile, core: CoreManager) async throws(HaloError) -> (UserProfile, Token) {
+    func loginRequest(_ authProfile: AuthProfile, core: CoreManager) async throws(HaloError) -> (UserProfile, Token) {
         let call = APIRequest(
             .post, "api/segmentation/identified/login", body: .json(authProfile.requestJSON(deviceAlias: core.device?.alias)),
             authenticationMode: .app, reauthenticateOn401: false)
@@ -125,18 +128,20 @@ public final class AuthManager: Sendable {
         return (try UserProfile(wire: userJSON), token)
     }
 
-    private func begin(_ user: User, profile: AuthProfile, core: CoreManager) async {
+    func begin(_ user: User, session: SessionCredentials, stored: Bool, core: CoreManager) async {
         await core.tokens.setToken(user.token, for: .appPlus)
         core.authenticationMode = .appPlus
         let observers = state.withLock { state in
             state.currentUser = user
-            state.sessionProfile = profile
+            state.session = session
+            state.sessionStored = stored
             return state.observers
         }
         observers.forEach { $0.userDidLogIn(user) }
     }
 
-    /// At start-up: logs in with the profile stored in the keyring, if any (§4.1 step 7).
+    /// At start-up: logs in with what the keyring holds, if anything (§4.1 step 7): a profile, or a
+    /// browser sign-in's provider session (renewed at the provider first).
     func loginWithStoredProfile() async {
         guard let core = coreBox.value else { return }
         let secret: String?
@@ -145,29 +150,62 @@ public final class AuthManager: Sendable {
             return
         }
         guard let secret else { return }
-        guard let profile = try? JSONDecoder().decode(AuthProfile.self, from: Data(secret.utf8)) else {
+        guard let session = await SessionCredentials.decode(secret, configuration: core.configuration) else {
             core.log.warning("The stored HALO credentials are unreadable; ignoring them")
             return
         }
         do {
-            let (userProfile, token) = try await loginRequest(profile, core: core)
-            await begin(User(userProfile: userProfile, token: token, credentialsStored: true), profile: profile, core: core)
+            let (userProfile, token, renewed) = try await renew(session, core: core)
+            await begin(User(userProfile: userProfile, token: token, credentialsStored: true), session: renewed, stored: true, core: core)
+            if renewed != session { await store(renewed, core: core) }
         } catch {
             core.log.error("Automatic login failed: \(error)")
         }
     }
 
-    /// A new app+ token after a 401: the identified login again with the session's profile (§3.4).
+    /// A new app+ token after a 401: the identified login again with the session's credentials (§3.4).
     func renewIdentifiedToken() async throws(HaloError) -> Token {
         let core = try self.core
-        guard let profile = state.withLock({ $0.sessionProfile }) else {
+        guard let session = state.withLock({ $0.session }) else {
             throw .notAuthenticated(message: "No identified user is logged in (no valid credentials)")
         }
-        let (userProfile, token) = try await loginRequest(profile, core: core)
-        state.withLock {
-            $0.currentUser = User(userProfile: userProfile, token: token, credentialsStored: $0.currentUser?.credentialsStored ?? false)
+        let (userProfile, token, renewed) = try await renew(session, core: core)
+        let stored = state.withLock { state -> Bool in
+            state.currentUser = User(
+                userProfile: userProfile, token: token, credentialsStored: state.currentUser?.credentialsStored ?? false)
+            state.session = renewed
+            return state.sessionStored
         }
+        if stored, renewed != session { await store(renewed, core: core) }
         return token
+    }
+
+    /// Logs in with `session`; a provider session gets fresh provider tokens first (its ID token
+    /// may have expired long ago: the refresh token is what lasts).
+    private func renew(_ session: SessionCredentials, core: CoreManager) async throws(HaloError)
+        -> (UserProfile, Token, SessionCredentials)
+    {
+        switch session {
+        case .profile(let profile):
+            let (userProfile, token) = try await loginRequest(profile, core: core)
+            return (userProfile, token, session)
+        case .provider(let providerSession):
+            let renewed = try await providerSession.renewed(transport: core.transport, trust: core.providerTrust)
+            let (userProfile, token) = try await loginRequest(renewed.authProfile, core: core)
+            return (userProfile, token, .provider(renewed))
+        }
+    }
+
+    /// Writes the session to the keyring (after sign-in, and again when a refresh token rotated).
+    @discardableResult
+    func store(_ session: SessionCredentials, core: CoreManager) async -> Bool {
+        do {
+            try await keyring(core).store(try session.encoded(), label: session.keyringLabel)
+            return true
+        } catch {
+            core.log.warning("Cannot stay logged in: \(error). The credentials were not stored anywhere.")
+            return false
+        }
     }
 
     // MARK: Logout
@@ -188,7 +226,8 @@ public final class AuthManager: Sendable {
         core.authenticationMode = core.appCredentials == nil ? .user : .app
         let observers = state.withLock { state in
             state.currentUser = nil
-            state.sessionProfile = nil
+            state.session = nil
+            state.sessionStored = false
             return state.observers
         }
         guard signedIn else { return false }

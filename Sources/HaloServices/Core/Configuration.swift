@@ -106,6 +106,10 @@ public struct HaloConfiguration: Sendable {
     /// The application's name and version, reported in system tags.
     public var applicationName: String = ProcessInfo.processInfo.processName
     public var applicationVersion: String = "1.0"
+    /// Browser sign-in providers by network (the Social SDK's Google and Facebook integrations).
+    /// Keys `GOOGLE_CLIENT_ID` and `FACEBOOK_APP_ID` make the presets; `GOOGLE_DISCOVERY_URL`
+    /// (any OpenID Connect issuer's discovery document) replaces Google's endpoints.
+    public var socialProviders: [Network: SocialProvider] = [:]
 
     public init() {}
 
@@ -172,6 +176,19 @@ public struct HaloConfiguration: Sendable {
         }
         configuration.disableSSLPinning = try bool("DISABLE_SSL_PINNING")
         configuration.enableSystemTags = try bool("ENABLE_SYSTEM_TAGS")
+        if let clientId = try string("GOOGLE_CLIENT_ID") {
+            var google = SocialProvider.google(clientId: clientId)
+            if let discovery = try string("GOOGLE_DISCOVERY_URL") {
+                guard let url = URL(string: discovery), url.scheme != nil else {
+                    throw .configuration(message: "GOOGLE_DISCOVERY_URL in \(source) is not a URL")
+                }
+                google.discoveryURL = url
+                google.authorizationEndpoint = nil
+                google.tokenEndpoint = nil
+            }
+            configuration.socialProviders[.google] = google
+        }
+        if let appId = try string("FACEBOOK_APP_ID") { configuration.socialProviders[.facebook] = .facebook(appId: appId) }
         return configuration
     }
 }

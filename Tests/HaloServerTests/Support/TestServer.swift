@@ -41,7 +41,8 @@ final class TestServer: @unchecked Sendable {
 
     static func start(
         directory: URL? = nil, tokenLifetimeMilliseconds: Int64 = 86_400_000, maxBodyBytes: Int = 8 * 1024 * 1024,
-        limits: ServerLimits = ServerLimits(), socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier()
+        limits: ServerLimits = ServerLimits(), socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier(),
+        socialSettings: SocialSignInSettings? = nil
     ) async throws -> TestServer {
         let directory =
             directory
@@ -51,6 +52,7 @@ final class TestServer: @unchecked Sendable {
             dataDirectory: directory, limits: limits, tokenLifetimeMilliseconds: tokenLifetimeMilliseconds,
             socialVerifier: socialVerifier, logRequests: false)
         configuration.maxBodyBytes = maxBodyBytes
+        if let socialSettings { configuration.trustSocialProviders(socialSettings) }
         let server = try await HaloServerInstance.start(configuration)
         return TestServer(server: server, directory: directory)
     }
