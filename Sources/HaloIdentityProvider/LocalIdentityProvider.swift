@@ -22,12 +22,14 @@ public final class LocalIdentityProvider: Sendable {
     public let settings: Settings
     /// Codes and tokens issued so far (tests read it to replay or expire them).
     let ledger: ProviderLedger
-    let keys: SigningKeys
+    /// Made in the background (a 2048-bit RSA key takes a noticeable moment): starting the
+    /// provider, and with it the local workspace, does not wait for it; the first token does.
+    let keys: Task<SigningKeys, any Error>
     private let task: Task<Void, any Error>
     private let serviceGroup: ServiceGroup
 
     private init(
-        issuer: URL, port: Int, settings: Settings, ledger: ProviderLedger, keys: SigningKeys, task: Task<Void, any Error>,
+        issuer: URL, port: Int, settings: Settings, ledger: ProviderLedger, keys: Task<SigningKeys, any Error>, task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
         self.keys = keys
@@ -44,7 +46,7 @@ public final class LocalIdentityProvider: Sendable {
 
     /// Binds `settings.host:settings.port` and serves until `stop()`.
     public static func start(_ settings: Settings) async throws -> LocalIdentityProvider {
-        let signing = try await SigningKeys.generate()
+        let signing = Task { try await SigningKeys.generate() }
         let ledger = ProviderLedger()
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "halo-identity-provider")
@@ -70,6 +72,7 @@ public final class LocalIdentityProvider: Sendable {
             let issuer = URL(string: "http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)")
         else {
             task.cancel()
+            signing.cancel()
             if case .failure(let error) = await task.result { throw error }
             throw IdentityProviderError("The identity provider did not start on \(settings.host):\(settings.port)")
         }
@@ -94,9 +97,6 @@ public final class LocalIdentityProvider: Sendable {
         _ = await task.result
     }
 
-    /// How many authorization codes were redeemed.
-    public var codesRedeemed: Int { ledger.redeemedCount }
-
     // MARK: Tokens made directly (tests of the server's verification)
 
     /// An ID token signed with this provider's key, as its token endpoint would issue for `subject`;
@@ -113,7 +113,7 @@ public final class LocalIdentityProvider: Sendable {
             exp: .init(value: now.addingTimeInterval(expiresIn)), iat: .init(value: min(now, now.addingTimeInterval(expiresIn))),
             nonce: nil, email: account.email, email_verified: account.email == nil ? nil : account.emailVerified,
             name: account.displayName, given_name: account.givenName, family_name: account.familyName, picture: nil)
-        return try await keys.collection.sign(claims, kid: JWKIdentifier(string: SigningKeys.keyId))
+        return try await keys.value.collection.sign(claims, kid: JWKIdentifier(string: SigningKeys.keyId))
     }
 
     /// An access token for `subject` issued to `clientId`, known to `debug_token` and `/me`.

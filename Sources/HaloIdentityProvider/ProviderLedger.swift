@@ -72,6 +72,4 @@ final class ProviderLedger: Sendable {
 
     /// Refresh tokens rotate: the old one is gone once used.
     func takeRefreshGrant(_ token: String) -> Grant? { state.withLock { $0.refreshTokens.removeValue(forKey: token) } }
-
-    var redeemedCount: Int { state.withLock { $0.redeemed.count } }
 }

@@ -9,10 +9,10 @@ import Synchronization
 final class ProviderRoutes: Sendable {
     let settings: LocalIdentityProvider.Settings
     let ledger: ProviderLedger
-    let keys: SigningKeys
+    let keys: Task<SigningKeys, any Error>
     private let issuerBox = Mutex<URL?>(nil)
 
-    init(settings: LocalIdentityProvider.Settings, ledger: ProviderLedger, keys: SigningKeys) {
+    init(settings: LocalIdentityProvider.Settings, ledger: ProviderLedger, keys: Task<SigningKeys, any Error>) {
         self.settings = settings
         self.ledger = ledger
         self.keys = keys
@@ -27,7 +27,8 @@ final class ProviderRoutes: Sendable {
         router.get("/.well-known/openid-configuration") { _, _ in Self.json(self.discoveryDocument()) }
         router.get("/jwks") { _, _ in
             Response(
-                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: self.keys.jwksJSON)))
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try await self.keys.value.jwksJSON)))
         }
         router.get("/authorize") { request, _ in
             self.consent(AuthorizationRequest(fields: Self.query(request)))
@@ -202,7 +203,7 @@ final class ProviderRoutes: Sendable {
                 exp: .init(value: now.addingTimeInterval(TimeInterval(lifetime))), iat: .init(value: now), nonce: nonce,
                 email: account.email, email_verified: account.email == nil ? nil : account.emailVerified, name: account.displayName,
                 given_name: account.givenName, family_name: account.familyName, picture: account.picture.isEmpty ? nil : account.picture)
-            answer["id_token"] = try await keys.collection.sign(claims, kid: JWKIdentifier(string: SigningKeys.keyId))
+            answer["id_token"] = try await keys.value.collection.sign(claims, kid: JWKIdentifier(string: SigningKeys.keyId))
         }
         return Self.json(answer)
     }
@@ -254,10 +255,9 @@ final class ProviderRoutes: Sendable {
         Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64URLEncoded()
     }
 
+    /// Secrets compared without leaking where they differ: swift-crypto compares digests in constant time.
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        SHA256.hash(data: Data(a.utf8)) == SHA256.hash(data: Data(b.utf8))
     }
 
     static func query(_ request: Request) -> [String: String] {

@@ -15,6 +15,9 @@ enum RemoteWorkspace {
         configuration.disableSSLPinning = settings.disableSSLPinning
         configuration.applicationName = AppInfo.name
         configuration.applicationVersion = AppInfo.version
+        // Browser sign-in providers (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID…) from the configuration
+        // file, when there is one; the server settings come from the Connect page.
+        configuration.socialProviders = (try? HaloConfiguration.load())?.socialProviders ?? [:]
         return configuration
     }
 

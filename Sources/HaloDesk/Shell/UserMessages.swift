@@ -2,31 +2,25 @@ import HaloServices
 
 /// Turns SDK errors into the sentences the windows show (inline or in toasts).
 enum UserMessages {
-    /// Sign-in and registration failures: specific where the cause is known.
     /// A browser sign-in's failure: the SDK's and the server's sentences as they are (they name the
     /// provider and the reason; "password" in them is not about a wrong password).
     static func browserSignInFailure(_ error: HaloError) -> String {
         switch error {
-        case .server(_, let message, _): return message
+        case .server(let status, let message, _) where [400, 401, 403].contains(status): return message
         case .network, .invalidResponse: return error.sentence
         default: return error.description
         }
     }
 
+    /// Sign-in and registration failures: specific where the cause is known.
     static func signInFailure(_ error: Error) -> String {
         guard let error = error as? HaloError else { return "\(error)" }
-        switch error {
-        case .server(let status, let message, _) where status == 400 || status == 401 || status == 403:
-            if message.localizedCaseInsensitiveContains("credential") || message.localizedCaseInsensitiveContains("password") {
-                return "Wrong email or password."
-            }
-            return message
-        case .network, .invalidResponse:
-            // libcurl's wording stays in the log.
-            return error.sentence
-        default:
-            return error.description
+        if case .server(let status, let message, _) = error, [400, 401, 403].contains(status),
+            message.localizedCaseInsensitiveContains("credential") || message.localizedCaseInsensitiveContains("password")
+        {
+            return "Wrong email or password."
         }
+        return browserSignInFailure(error)
     }
 
     /// Any other failure, as one sentence.

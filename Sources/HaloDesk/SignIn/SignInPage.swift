@@ -83,7 +83,7 @@ final class SignInPage {
         facebookButton.isVisible = providers[.facebook] != nil
         socialHintLabel.show(
             providers.isEmpty
-                ? "To sign in with Google or Facebook, add the provider's client id (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID) to HaloDesk's configuration file; the server must trust that provider too."
+                ? "To sign in with Google or Facebook, add the provider's client id (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID) to ~/.config/halo-desk/Halo.plist; the server must trust that provider too."
                 : nil)
         browserSignIn?.cancel()
         stack.visiblePage = "form"

@@ -82,18 +82,7 @@ public final class AuthManager: Sendable {
     public func login(authProfile: AuthProfile, stayLoggedIn: Bool) async throws(HaloError) -> User {
         let core = try self.core
         let (profile, token) = try await loginRequest(authProfile, core: core)
-        var stored = false
-        if stayLoggedIn {
-            do {
-                let secret = String(decoding: try JSONEncoder().encode(authProfile), as: UTF8.self)
-                try await keyring(core).store(secret, label: "HALO account \(authProfile.email ?? authProfile.network.rawValue)")
-                stored = true
-            } catch let error as HaloError {
-                core.log.warning("Cannot stay logged in: \(error). The credentials were not stored anywhere.")
-            } catch {
-                core.log.warning("Cannot encode the credentials: \(error)")
-            }
-        }
+        let stored = stayLoggedIn ? await store(.profile(authProfile), core: core) : false
         let user = User(userProfile: profile, token: token, credentialsStored: stored)
         await begin(user, session: .profile(authProfile), stored: stored, core: core)
         return user

@@ -94,14 +94,19 @@ public struct SocialSignInSettings: Sendable, Codable, Equatable {
         clockSkewSeconds = try container.decodeIfPresent(Int.self, forKey: .clockSkewSeconds) ?? 60
     }
 
+    /// A settings file that cannot be read or parsed.
+    public struct SettingsFileError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
     /// Reads the settings file, with a sentence for every mistake.
     public static func load(_ url: URL) throws -> SocialSignInSettings {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw SocialTokenRejection("Cannot read the social sign-in settings \(url.path)")
+            throw SettingsFileError(description: "Cannot read the social sign-in settings \(url.path)")
         }
         do { return try JSONDecoder().decode(SocialSignInSettings.self, from: data) } catch {
-            throw SocialTokenRejection("The social sign-in settings \(url.path) are not valid: \(error)")
+            throw SettingsFileError(description: "The social sign-in settings \(url.path) are not valid: \(error)")
         }
     }
 

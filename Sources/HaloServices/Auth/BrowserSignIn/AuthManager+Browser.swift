@@ -17,10 +17,11 @@ extension AuthManager {
         openBrowser: @escaping @Sendable (URL) async throws -> Void
     ) async throws(HaloError) -> User {
         let core = try requireCore()
-        guard let provider = core.configuration.socialProviders[network] else {
+        guard let configured = core.configuration.socialProviders[network] else {
             let name = network == .facebook ? "Facebook" : network == .google ? "Google" : network.rawValue
             throw .configuration(message: "Sign-in with \(name) is not set up: add its client id in Preferences or the configuration file.")
         }
+        let provider = await configured.withSecret(from: core.configuration)
         let signIn = BrowserSignIn(provider: provider, transport: core.transport, trust: core.providerTrust)
         let tokens = try await signIn.run(openBrowser: openBrowser, timeout: timeout)
         let session = ProviderSession(provider: provider, tokens: tokens)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -105,8 +106,6 @@ final class LoopbackRedirectListener: Sendable {
             return settled
         }
 
-        var isSettled: Bool { state.withLock { $0.result != nil } }
-
         func wait() async -> Result<Callback, HaloError> {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Result<Callback, HaloError>? in
@@ -163,7 +162,8 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] where query[item.name] == nil { query[item.name] = item.value ?? "" }
         // The state is checked first, on success and error answers alike (login CSRF, forged aborts).
-        guard let state = query["state"], constantTimeEqual(state, expectedState) else {
+        // Digests compare in constant time (swift-crypto): the state's bytes leak no timing.
+        guard let state = query["state"], SHA256.hash(data: Data(state.utf8)) == SHA256.hash(data: Data(expectedState.utf8)) else {
             return (.badRequest, LandingPage.refused("This sign-in answer does not belong to the sign-in HaloDesk is waiting for."))
         }
         let callback: LoopbackRedirectListener.Callback
@@ -176,11 +176,5 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
             return (.gone, LandingPage.refused("This sign-in has already finished. Return to HaloDesk."))
         }
         return (.ok, page(callback))
-    }
-
-    private func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

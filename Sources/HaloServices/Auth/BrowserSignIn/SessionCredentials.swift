@@ -28,12 +28,7 @@ enum SessionCredentials: Sendable, Equatable {
     static func decode(_ secret: String, configuration: HaloConfiguration) async -> SessionCredentials? {
         let data = Data(secret.utf8)
         if var stored = try? JSONDecoder().decode(StoredProviderSession.self, from: data).providerSession {
-            if let configured = configuration.socialProviders[stored.provider.network], configured.clientId == stored.provider.clientId {
-                stored.provider.clientSecret = configured.clientSecret
-            }
-            if stored.provider.clientSecret == nil {
-                stored.provider.clientSecret = try? await SocialProvider.secretKeyring(clientId: stored.provider.clientId).lookup()
-            }
+            stored.provider = await stored.provider.withSecret(from: configuration)
             return .provider(stored)
         }
         return (try? JSONDecoder().decode(AuthProfile.self, from: data)).map(SessionCredentials.profile)

@@ -77,4 +77,18 @@ public struct SocialProvider: Sendable, Codable, Equatable {
     public static func secretKeyring(clientId: String) -> Keyring {
         Keyring(server: "halo-social-provider", account: clientId)
     }
+
+    /// This provider with its client secret: the configuration's when it names the same client,
+    /// else the keyring's (stored by an earlier "stay signed in"), else none (a public client).
+    func withSecret(from configuration: HaloConfiguration) async -> SocialProvider {
+        guard clientSecret == nil else { return self }
+        var provider = self
+        if let configured = configuration.socialProviders[network], configured.clientId == clientId {
+            provider.clientSecret = configured.clientSecret
+        }
+        if provider.clientSecret == nil {
+            provider.clientSecret = try? await Self.secretKeyring(clientId: clientId).lookup()
+        }
+        return provider
+    }
 }
