@@ -65,6 +65,13 @@ final class ShellTests: XCTestCase {
             XCTAssertEqual(signIn.stack.visiblePage, "waiting")
             let address = try XCTUnwrap(signIn.browserAddress)
             XCTAssertTrue(address.absoluteString.hasPrefix(local.identityProvider.issuer.absoluteString + "/authorize?"))
+            // The session's browser (scripts/gui-session.sh records what it is asked to open) got that address.
+            if let opened = ProcessInfo.processInfo.environment["HALO_OPENED_URIS"] {
+                XCTAssertTrue(
+                    MainLoopBridge.iterate(
+                        until: { (try? String(contentsOfFile: opened, encoding: .utf8))?.contains(address.absoluteString) == true },
+                        timeout: 10), "the browser was not asked to open \(address)")
+            }
             signIn.copyLinkButton.click()
             XCTAssertEqual(signIn.copyLinkButton.clipboardText, address.absoluteString)
             XCTAssertTrue(signIn.waitingNoteLabel.text.hasPrefix("Link copied"))
