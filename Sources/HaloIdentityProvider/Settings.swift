@@ -62,6 +62,8 @@ extension LocalIdentityProvider {
 
         /// Client id HaloDesk uses for Google-style (OpenID Connect) sign-in at the local provider.
         public static let desktopClientId = "halodesk-desktop"
+        /// Its secret (Google's desktop clients have one too, "not treated as a secret").
+        public static let desktopClientSecret = "local-desktop-secret"
         /// Client id and secret of the Facebook-style app (the server inspects tokens with both).
         public static let facebookAppId = "halodesk-facebook-app"
         public static let facebookAppSecret = "local-facebook-app-secret"
@@ -76,7 +78,7 @@ extension LocalIdentityProvider {
                     Account(subject: "1003", email: nil, givenName: "Alan", familyName: "Turing"),
                 ],
                 clients: [
-                    Client(id: desktopClientId, secret: "local-desktop-secret", name: "HaloDesk"),
+                    Client(id: desktopClientId, secret: desktopClientSecret, name: "HaloDesk"),
                     Client(id: facebookAppId, secret: facebookAppSecret, name: "HaloDesk"),
                 ])
         }

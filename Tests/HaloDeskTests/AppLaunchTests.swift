@@ -1,4 +1,5 @@
 import Foundation
+import HaloIdentityProvider
 import HaloServer
 import HaloServices
 import HaloTestSupport
@@ -50,11 +51,17 @@ final class AppLaunchTests: XCTestCase {
         return process
     }
 
-    /// The X11 id of the top-level window titled `title`, once it is mapped.
+    /// The X11 id of the top-level window titled `title`, once it is mapped: the largest one, since
+    /// the app's popups (tooltips, popovers) carry its title too.
     private func windowID(titled title: String) throws -> String? {
         let tree = try ChildProcess.run("/usr/bin/xwininfo", ["-root", "-tree"])
         // Lines look like:   0x200007 "HaloDesk": ("halo-desk" "halo-desk")  1100x720+0+0  +0+0
-        return tree.stdout.split(separator: "\n").first { $0.contains("\"\(title)\":") }
+        func area(_ line: Substring) -> Int {
+            guard let size = line.split(separator: " ").first(where: { $0.contains("x") && $0.contains("+") }) else { return 0 }
+            let sides = size.split(separator: "+")[0].split(separator: "x").compactMap { Int($0) }
+            return sides.count == 2 ? sides[0] * sides[1] : 0
+        }
+        return tree.stdout.split(separator: "\n").filter { $0.contains("\"\(title)\":") }.max { area($0) < area($1) }
             .flatMap { $0.split(separator: " ").first.map(String.init) }
     }
 
@@ -244,12 +251,74 @@ final class AppLaunchTests: XCTestCase {
             "the pocket as the window saved it: \(pocket)")
     }
 
+    /// Issue 15's done-when: HaloDesk, started by the test on a remote server that trusts a local
+    /// OpenID Connect provider (set up as Preferences › Browser Sign-In saves it: the client id in
+    /// the settings, its secret in the keyring), signs in with Google through a real Chromium at
+    /// the provider's consent page, driven over AT-SPI and Selenium; the server then holds the
+    /// identified user, and the app remembers Ada as the one who signed in.
+    func testBrowserSignInThroughChromium() throws {
+        try GUITestEnvironment.requireDisplay()
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else {
+            if ProcessInfo.processInfo.environment["HALO_REQUIRE_GUI"] == "1" { XCTFail("chromium-driver is not installed (make setup)") }
+            throw XCTSkip("chromium-driver is not installed (make setup)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-browser-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let provider = try MainActor.assumeIsolated { try WorkspaceHarness.wait { try await LocalIdentityProvider.start(.demo) } }
+        defer { MainActor.assumeIsolated { _ = try? WorkspaceHarness.wait { await provider.stop() } } }
+        let trust = directory.appendingPathComponent("social.json")
+        try JSONEncoder().encode(
+            SocialSignInSettings.localProvider(
+                issuer: provider.issuer, clientIds: [LocalIdentityProvider.Settings.desktopClientId],
+                facebookAppId: LocalIdentityProvider.Settings.facebookAppId,
+                facebookAppSecret: LocalIdentityProvider.Settings.facebookAppSecret)
+        ).write(to: trust)
+        var (server, _, _, settings) = try startRemoteDemo(in: directory, serverOptions: ["--social-config", trust.path])
+        defer { server.kill() }
+        settings.signInProviders = SocialProviderKeys(
+            googleClientId: LocalIdentityProvider.Settings.desktopClientId, googleDiscoveryURL: provider.issuer.absoluteString)
+        try MainActor.assumeIsolated {
+            let keyring = SocialProvider.secretKeyring(clientId: LocalIdentityProvider.Settings.desktopClientId)
+            try WorkspaceHarness.wait { try await keyring.store(LocalIdentityProvider.Settings.desktopClientSecret, label: "test") }
+        }
+
+        let consent = GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloServicesTests/browser/consent.py")
+        var config: URL?
+        try runAccessibilityScript(
+            "browser_sign_in.py",
+            arguments: [consent.path, "Ada Lovelace", GUITestEnvironment.artifactsDirectory.path, "90"],
+            log: "accessibility-browser-sign-in", expecting: "signed in through the browser"
+        ) { folder in
+            config = folder
+            try settings.save(to: folder.appendingPathComponent("halo-desk/settings.json"))
+        }
+        // What the person sees afterwards: the workspace.
+        if let window = try windowID(titled: "HaloDesk") {
+            _ = try ChildProcess.run(
+                "/usr/bin/import",
+                ["-window", window, GUITestEnvironment.artifactsDirectory.appendingPathComponent("browser-sign-in-workspace.png").path])
+        }
+        // The app remembers who signed in; the server's own database holds the identified Google user.
+        let remembered = AppSettings.load(from: try XCTUnwrap(config).appendingPathComponent("halo-desk/settings.json")).settings
+        XCTAssertEqual(remembered.lastEmail, "ada@example.com")
+        let rows = try ChildProcess.run(
+            "/usr/bin/sqlite3",
+            [
+                directory.appendingPathComponent("server/halo.sqlite").path,
+                "SELECT email, network FROM server_user WHERE network = 'google'",
+            ])
+        XCTAssertEqual(rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ada@example.com|google")
+    }
+
     /// A `halo-server` child process with the demo, remembered by HaloDesk as its Connect page
     /// leaves a server: the client secret in the keyring and the returned settings (saved by the
     /// caller into the app's config), so the app opens on the sign-in page.
-    private func startRemoteDemo(in directory: URL) throws -> (ChildServer, port: Int, DemoCredentials, AppSettings) {
+    private func startRemoteDemo(in directory: URL, serverOptions: [String] = []) throws
+        -> (ChildServer, port: Int, DemoCredentials, AppSettings)
+    {
         let (server, port, demo) = try MainActor.assumeIsolated {
-            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"))
+            try WorkspaceHarness.startDemoChildServer(in: directory.appendingPathComponent("server"), options: serverOptions)
         }
         let url = "http://127.0.0.1:\(port)"
         try MainActor.assumeIsolated {

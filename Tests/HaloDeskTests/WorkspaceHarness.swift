@@ -205,10 +205,10 @@ final class WorkspaceHarness {
     }
 
     /// `halo-server` as a child process serving `directory`, seeded with the demo first.
-    static func startDemoChildServer(in directory: URL) throws -> (ChildServer, port: Int, DemoCredentials) {
+    static func startDemoChildServer(in directory: URL, options: [String] = []) throws -> (ChildServer, port: Int, DemoCredentials) {
         let admin = try HaloServerAdmin.open(dataDirectory: directory)
         let demo = try wait { try await admin.seedDemo() }
-        let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: directory)
+        let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: directory, options: options)
         do {
             return (child, try child.waitForPort(), demo)
         } catch {

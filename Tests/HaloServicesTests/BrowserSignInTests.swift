@@ -39,7 +39,7 @@ final class BrowserSignInTests: XCTestCase {
         configuration.socialProviders = [
             .google: .openIDConnect(
                 network: .google, displayName: "Google", issuer: provider.issuer, clientId: LocalIdentityProvider.Settings.desktopClientId,
-                clientSecret: "local-desktop-secret"),
+                clientSecret: LocalIdentityProvider.Settings.desktopClientSecret),
             .facebook: .openIDConnect(
                 network: .facebook, displayName: "Facebook", issuer: provider.issuer,
                 clientId: LocalIdentityProvider.Settings.facebookAppId,
@@ -84,7 +84,8 @@ final class BrowserSignInTests: XCTestCase {
             provider.issuer.appendingPathComponent("token"),
             [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", query["redirect_uri"] ?? ""),
-                ("client_id", LocalIdentityProvider.Settings.desktopClientId), ("client_secret", "local-desktop-secret"),
+                ("client_id", LocalIdentityProvider.Settings.desktopClientId),
+                ("client_secret", LocalIdentityProvider.Settings.desktopClientSecret),
                 ("code_verifier", String(repeating: "a", count: 43)),
             ])
         XCTAssertTrue(reuse.contains("invalid_grant"), reuse)

@@ -35,7 +35,7 @@ final class CLIBrowserSignInTests: XCTestCase {
             "--client-id", server.client.clientId, "--client-secret", server.client.clientSecret,
         ]
         var environment = ProcessInfo.processInfo.environment
-        environment["HALO_PROVIDER_CLIENT_SECRET"] = "local-desktop-secret"
+        environment["HALO_PROVIDER_CLIENT_SECRET"] = LocalIdentityProvider.Settings.desktopClientSecret
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path

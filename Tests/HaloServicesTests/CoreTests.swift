@@ -165,6 +165,35 @@ final class CoreTests: XCTestCase {
         XCTAssertEqual(HaloEnvironment("prod").baseURL?.absoluteString, "https://halo-db.com")
     }
 
+    /// GOOGLE_CLIENT_ID, GOOGLE_DISCOVERY_URL and FACEBOOK_APP_ID make the browser sign-in
+    /// providers; the same rules check what Preferences › Browser Sign-In takes.
+    func testBrowserSignInProviderKeys() throws {
+        let presets = try HaloConfiguration.parse(Data(#"{"GOOGLE_CLIENT_ID":"g.apps","FACEBOOK_APP_ID":" 1234 "}"#.utf8))
+        XCTAssertEqual(presets.socialProviders[.google]?.tokenEndpoint?.absoluteString, "https://oauth2.googleapis.com/token")
+        XCTAssertEqual(presets.socialProviders[.facebook]?.clientId, "1234", "values are trimmed")
+        // An issuer's address gets its discovery document; a discovery address stays as it is.
+        for (given, document) in [
+            ("https://login.example.com/realms/staff", "https://login.example.com/realms/staff/.well-known/openid-configuration"),
+            ("http://127.0.0.1:9000/.well-known/openid-configuration", "http://127.0.0.1:9000/.well-known/openid-configuration"),
+        ] {
+            let company = try HaloConfiguration.parse(Data(#"{"GOOGLE_CLIENT_ID":"desk","GOOGLE_DISCOVERY_URL":"\#(given)"}"#.utf8))
+            XCTAssertEqual(company.socialProviders[.google]?.discoveryURL?.absoluteString, document)
+            XCTAssertNil(company.socialProviders[.google]?.authorizationEndpoint, "the discovery document names the endpoints")
+        }
+        for (text, expected) in [
+            (#"{"GOOGLE_CLIENT_ID":"my client"}"#, "GOOGLE_CLIENT_ID in configuration: A client ID has no spaces."),
+            (#"{"GOOGLE_CLIENT_ID":"c","GOOGLE_DISCOVERY_URL":"http://login.example.com"}"#, "https address"),
+            (#"{"GOOGLE_DISCOVERY_URL":"https://login.example.com"}"#, "needs its client ID too"),
+            (#"{"FACEBOOK_APP_ID":"12\n34"}"#, "FACEBOOK_APP_ID in configuration: An app ID has no spaces."),
+        ] {
+            XCTAssertThrowsError(try HaloConfiguration.parse(Data(text.utf8))) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+        XCTAssertEqual(SocialProviderKeys(googleClientId: "  ").problems, [:], "blank is unset")
+        XCTAssertEqual(try SocialProviderKeys(googleClientId: "  ").providers(source: "Preferences"), [:])
+    }
+
     func testConfigurationFileInXDGConfigHome() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("halo-xdg-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }

@@ -22,8 +22,9 @@ public final class ChildServer: @unchecked Sendable {
 
     /// `port` 0 takes any free port; a server restarted after a kill passes the one it had.
     /// `openFileLimit` starts it under `ulimit -n` (soft and hard), as a tightly set-up host would.
-    public init(binary: URL, directory: URL, port: Int = 0, openFileLimit: Int? = nil) throws {
-        let arguments = ["serve", "--port", String(port), "--data", directory.path, "--quiet"]
+    /// `options` go to `serve` as well (e.g. `--social-config FILE`).
+    public init(binary: URL, directory: URL, port: Int = 0, openFileLimit: Int? = nil, options: [String] = []) throws {
+        let arguments = ["serve", "--port", String(port), "--data", directory.path, "--quiet"] + options
         if let openFileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary.path] + arguments

@@ -3,7 +3,7 @@ import CGtk
 import HaloServices
 
 /// The preferences window (`Resources/ui/preferences-window.ui`). Changes apply at once to the
-/// running session where they can (retries, log level) and are remembered;
+/// running session where they can (retries, log level, sign-in providers) and are remembered;
 /// SSL pinning applies from the next connection, and turning it off asks first.
 @MainActor
 final class PreferencesWindow {
@@ -11,6 +11,7 @@ final class PreferencesWindow {
     let retriesSpin: SpinButton
     let pinningSwitch: Switch
     let logLevelRow: ComboRow
+    let signInProviders: SignInProvidersGroup
     private let serverRow: Widget
 
     static let logLevels: [(name: String, level: LogLevel)] = [("none", .none), ("error", .error), ("warning", .warning), ("info", .info)]
@@ -22,6 +23,7 @@ final class PreferencesWindow {
         pinningSwitch = try builder.object("pinning_switch")
         logLevelRow = try builder.object("log_level_row")
         serverRow = try builder.object("server_row")
+        signInProviders = try SignInProvidersGroup(builder: builder, shell: shell)
         let switchButton: Button = try builder.object("switch_button")
         gtk_window_set_transient_for(window.window, parent.window)
 
@@ -72,4 +74,9 @@ final class PreferencesWindow {
     }
 
     func present() { window.present() }
+
+    /// Shows the page named `name` ("general", "sign-in").
+    func showPage(_ name: String) {
+        adw_preferences_window_set_visible_page_name(window.raw.assumingMemoryBound(to: AdwPreferencesWindow.self), name)
+    }
 }

@@ -19,6 +19,9 @@ struct AppSettings: Codable, Equatable {
     var disableSSLPinning = false
     /// The last email used to sign in (prefilled next time).
     var lastEmail: String?
+    /// The user's own Google/Facebook registrations for browser sign-in on remote servers
+    /// (Preferences); they take precedence over Halo.plist's. Their client secret is in the keyring.
+    var signInProviders: SocialProviderKeys?
 
     static var file: URL { XDGDirectories.config.appendingPathComponent("settings.json") }
 

@@ -15,10 +15,18 @@ enum RemoteWorkspace {
         configuration.disableSSLPinning = settings.disableSSLPinning
         configuration.applicationName = AppInfo.name
         configuration.applicationVersion = AppInfo.version
-        // Browser sign-in providers (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID…) from the configuration
-        // file, when there is one; the server settings come from the Connect page.
-        configuration.socialProviders = (try? HaloConfiguration.load())?.socialProviders ?? [:]
+        configuration.socialProviders = socialProviders(settings: settings)
         return configuration
+    }
+
+    /// Browser sign-in providers: the configuration file's (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID…),
+    /// replaced network by network by those set in Preferences.
+    static func socialProviders(settings: AppSettings) -> [Network: SocialProvider] {
+        var providers = (try? HaloConfiguration.load())?.socialProviders ?? [:]
+        if let chosen = try? settings.signInProviders?.providers(source: "Preferences") {
+            providers.merge(chosen) { _, preferred in preferred }
+        }
+        return providers
     }
 
     /// An SDK client for `choice`, not started (nothing is sent).

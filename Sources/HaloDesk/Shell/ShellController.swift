@@ -31,8 +31,12 @@ final class ShellController {
         onRegistered: { [unowned self] email in self.registered(email: email) },
         onBack: { [unowned self] in self.showSignIn() })
 
+    /// Where the settings are read from and saved to.
+    private let settingsFile: URL
+
     init(window: MainWindow, settingsFile: URL = AppSettings.file) {
         self.window = window
+        self.settingsFile = settingsFile
         let loaded = AppSettings.load(from: settingsFile)
         settings = loaded.settings
         if let problem = loaded.problem { window.showToast(problem) }
@@ -278,6 +282,14 @@ final class ShellController {
         core.logLevel = PreferencesWindow.logLevels.first { $0.name == settings.logLevel }?.level ?? .warning
     }
 
+    /// Preferences changed the browser sign-in providers: a remote workspace uses them from now on,
+    /// and the sign-in page shows the buttons they allow.
+    func signInProvidersChanged() {
+        guard let session, !session.isLocal else { return }
+        session.core.configuration.socialProviders = RemoteWorkspace.socialProviders(settings: settings)
+        signInPage?.showSocialButtons()
+    }
+
     func showPreferences() {
         do {
             let preferences = try PreferencesWindow(shell: self, parent: window.window)
@@ -289,7 +301,7 @@ final class ShellController {
     }
 
     private func saveSettings() {
-        do { try settings.save() } catch { window.showToast("Settings could not be saved: \(error.localizedDescription)") }
+        do { try settings.save(to: settingsFile) } catch { window.showToast("Settings could not be saved: \(error.localizedDescription)") }
     }
 
     private func fail(_ message: String) {

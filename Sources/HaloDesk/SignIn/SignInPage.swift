@@ -77,16 +77,20 @@ final class SignInPage {
         hintLabel.show(hint)
         errorLabel.show(nil)
         setBusy(false)
-        // A button only for a provider this workspace can use; otherwise say how to get one.
-        let providers = session.core.configuration.socialProviders
+        showSocialButtons()
+        browserSignIn?.cancel()
+        stack.visiblePage = "form"
+    }
+
+    /// A button only for a provider this workspace can use; otherwise say how to set one up.
+    func showSocialButtons() {
+        let providers = session?.core.configuration.socialProviders ?? [:]
         googleButton.isVisible = providers[.google] != nil
         facebookButton.isVisible = providers[.facebook] != nil
         socialHintLabel.show(
             providers.isEmpty
-                ? "To sign in with Google or Facebook, add the provider's client id (GOOGLE_CLIENT_ID, FACEBOOK_APP_ID) to ~/.config/halo-desk/Halo.plist; the server must trust that provider too."
+                ? "To sign in with Google or Facebook, enter your app's client ID in Preferences › Browser Sign-In (or GOOGLE_CLIENT_ID, FACEBOOK_APP_ID in ~/.config/halo-desk/Halo.plist). The server must trust that provider too."
                 : nil)
-        browserSignIn?.cancel()
-        stack.visiblePage = "form"
     }
 
     private func setBusy(_ busy: Bool) {

@@ -176,19 +176,10 @@ public struct HaloConfiguration: Sendable {
         }
         configuration.disableSSLPinning = try bool("DISABLE_SSL_PINNING")
         configuration.enableSystemTags = try bool("ENABLE_SYSTEM_TAGS")
-        if let clientId = try string("GOOGLE_CLIENT_ID") {
-            var google = SocialProvider.google(clientId: clientId)
-            if let discovery = try string("GOOGLE_DISCOVERY_URL") {
-                guard let url = URL(string: discovery), url.scheme != nil else {
-                    throw .configuration(message: "GOOGLE_DISCOVERY_URL in \(source) is not a URL")
-                }
-                google.discoveryURL = url
-                google.authorizationEndpoint = nil
-                google.tokenEndpoint = nil
-            }
-            configuration.socialProviders[.google] = google
-        }
-        if let appId = try string("FACEBOOK_APP_ID") { configuration.socialProviders[.facebook] = .facebook(appId: appId) }
+        configuration.socialProviders = try SocialProviderKeys(
+            googleClientId: string("GOOGLE_CLIENT_ID"), googleDiscoveryURL: string("GOOGLE_DISCOVERY_URL"),
+            facebookAppId: string("FACEBOOK_APP_ID")
+        ).providers(source: source)
         return configuration
     }
 }
