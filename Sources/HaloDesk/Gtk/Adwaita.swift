@@ -95,3 +95,35 @@ final class Toast: GObjectRef {
 
     func dismiss() { adw_toast_dismiss(toast) }
 }
+
+/// libadwaita 1.2's view switcher buttons (a preferences window with several pages) have no
+/// accessible name: their page title is a child label GTK 4.8 does not read as the name. Each
+/// button under `root` gets the text of its first label.
+@MainActor
+enum ViewSwitcherNames {
+    static func apply(under root: UnsafeMutablePointer<GtkWidget>) {
+        var child = gtk_widget_get_first_child(root)
+        while let widget = child {
+            let raw = UnsafeMutableRawPointer(widget)
+            if GObjectRef.typeName(of: raw) == "AdwViewSwitcherButton", let title = firstLabel(under: widget) {
+                halo_accessible_set_label(halo_accessible(raw), title)
+            } else {
+                apply(under: widget)
+            }
+            child = gtk_widget_get_next_sibling(widget)
+        }
+    }
+
+    private static func firstLabel(under root: UnsafeMutablePointer<GtkWidget>) -> String? {
+        var child = gtk_widget_get_first_child(root)
+        while let widget = child {
+            let raw = UnsafeMutableRawPointer(widget)
+            if GObjectRef.typeName(of: raw) == "GtkLabel", let text = swiftString(gtk_label_get_text(halo_label(raw))), !text.isEmpty {
+                return text
+            }
+            if let found = firstLabel(under: widget) { return found }
+            child = gtk_widget_get_next_sibling(widget)
+        }
+        return nil
+    }
+}

@@ -26,6 +26,7 @@ final class PreferencesWindow {
         signInProviders = try SignInProvidersGroup(builder: builder, shell: shell)
         let switchButton: Button = try builder.object("switch_button")
         gtk_window_set_transient_for(window.window, parent.window)
+        ViewSwitcherNames.apply(under: window.widget)
 
         let settings = shell.settings
         adw_preferences_row_set_title(
