@@ -75,6 +75,13 @@ final class OfflineTestServer: @unchecked Sendable {
             data: try await send(HTTPRequest(method: method, url: url, headers: headers, body: body?.data(sortedKeys: false))))
     }
 
+    /// Creates an instance of `module` named `name` as the test client; returns its id.
+    func createInstance(module: String, name: String) async throws -> String {
+        let created = try await call("POST", "api/generalcontent/instance", ["module": .string(module), "name": .string(name)])
+        guard let id = created["id"]?.stringValue else { throw HaloError.invalidInput(message: "no id in \(created)") }
+        return id
+    }
+
     /// An SDK core that talks to this server (or `baseURL`, e.g. a proxy) as the test client,
     /// with data and cache folders of its own. No retries: tests expect the first outcome.
     func core(baseURL: URL? = nil) throws -> CoreManager {

@@ -25,11 +25,6 @@ final class LiveEventsTests: XCTestCase {
         }
     }
 
-    func createInstance(_ server: OfflineTestServer, module: String, name: String) async throws -> String {
-        let created = try await server.call("POST", "api/generalcontent/instance", ["module": .string(module), "name": .string(name)])
-        return try XCTUnwrap(created["id"]?.stringValue)
-    }
-
     func testAFollowerGetsEveryChangeOnceAndInOrderAcrossAServerRestart() async throws {
         var server = try await OfflineTestServer.start()
         let module = try await server.admin.addModule(ModuleSpec(name: "News", fields: [ModuleField("title", .text)]))
@@ -40,8 +35,8 @@ final class LiveEventsTests: XCTestCase {
         // The stream starts at "now": give it a moment to connect before the first change.
         try await Task.sleep(for: .milliseconds(500))
 
-        let first = try await createInstance(server, module: module, name: "First")
-        let second = try await createInstance(server, module: module, name: "Second")
+        let first = try await server.createInstance(module: module, name: "First")
+        let second = try await server.createInstance(module: module, name: "Second")
         let beforeRestart = try await collector.wait(for: 2)
         XCTAssertEqual(beforeRestart.count, 2)
 
@@ -49,7 +44,7 @@ final class LiveEventsTests: XCTestCase {
         server = try await server.restarted()
         _ = try await server.call("PUT", "api/generalcontent/instance/\(first)", ["name": "First, renamed"])
         _ = try await server.call("DELETE", "api/generalcontent/instance/\(second)")
-        let third = try await createInstance(server, module: module, name: "Third")
+        let third = try await server.createInstance(module: module, name: "Third")
 
         let all = try await collector.wait(for: 5)
         let changes = all.map { event -> String in
@@ -72,13 +67,13 @@ final class LiveEventsTests: XCTestCase {
     func testResumingFromAnIdTheServerDoesNotKnowStartsWithReset() async throws {
         let server = try await OfflineTestServer.start()
         let module = try await server.admin.addModule(ModuleSpec(name: "News", fields: []))
-        _ = try await createInstance(server, module: module, name: "Existing")
+        _ = try await server.createInstance(module: module, name: "Existing")
         let collector = Collector()
         let following = collector.follow(try server.core().liveEvents(after: 999))
         defer { following.cancel() }
         let events = try await collector.wait(for: 1)
         XCTAssertEqual(events.first, .reset(latestId: 1))
-        let next = try await createInstance(server, module: module, name: "Next")
+        let next = try await server.createInstance(module: module, name: "Next")
         let afterReset = try await collector.wait(for: 2)
         guard afterReset.count == 2, case .content(let change) = afterReset[1] else { return XCTFail("\(afterReset)") }
         XCTAssertEqual(change.instanceId, next)

@@ -19,6 +19,8 @@ struct ServerEnvironment: Sendable {
     let logins: LoginThrottle
     /// Wakes the live event streams when events commit.
     let events: EventBroker
+    /// Sends scheduled notifications when they fall due.
+    let pushScheduler: PushScheduler
 
     init(
         database: DatabasePool, clock: MonotonicClock, tokens: TokenService, configuration: HaloServerConfiguration,
@@ -34,6 +36,8 @@ struct ServerEnvironment: Sendable {
         logins = LoginThrottle(settings: configuration.loginThrottle)
         events = EventBroker(limits: configuration.limits)
         events.start(database)
+        pushScheduler = PushScheduler()
+        pushScheduler.start(database, clock: clock)
     }
 
     var maxBodyBytes: Int { configuration.limits.bodyBytes }

@@ -4,6 +4,11 @@ import HaloContentStore
 import Hummingbird
 
 /// E5–E7 devices ("appuser", §6): create, read, update with segmentation tags and push tokens.
+///
+/// Our extension: creating a device answers once with `eventStreamSecret`, the credential that
+/// opens the device's notification stream (app tokens are shared by every install and an alias is
+/// no secret); an update with `"renewEventStreamSecret": true` issues a new one (the old stops
+/// working). Only its digest is stored; reads never show it.
 enum DeviceRoutes {
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
         router.post("/api/segmentation/appuser") { request, _ in
@@ -15,12 +20,14 @@ enum DeviceRoutes {
                 let alias =
                     try input.alias.map { try requireFreeAlias($0, except: nil, db) }
                     ?? "anonymous-" + Identifiers.randomLowercase(25)
-                let device = DeviceRecord(
+                var device = DeviceRecord(
                     id: id, alias: alias, appId: input.appId ?? 1, email: input.email,
                     devicesJson: JSONValue.array(input.devices ?? []).jsonString(),
                     tagsJson: JSONValue.array(input.tags ?? []).jsonString(), createdAt: now, updatedAt: now)
+                let secret = Identifiers.secret()
+                device.streamSecretDigest = SecretHasher.tokenDigest(secret)
                 try device.insert(db)
-                return try render(device)
+                return try render(device, streamSecret: secret)
             }
             return JSONResponse.make(device)
         }
@@ -51,8 +58,10 @@ enum DeviceRoutes {
                 device.devicesJson = JSONValue.array(devices).jsonString()
                 if let tags = input.tags { device.tagsJson = JSONValue.array(tags).jsonString() }
                 device.updatedAt = env.clock.next()
+                let secret = input.renewStreamSecret ? Identifiers.secret() : nil
+                if let secret { device.streamSecretDigest = SecretHasher.tokenDigest(secret) }
                 try device.update(db)
-                return try render(device)
+                return try render(device, streamSecret: secret)
             }
             return JSONResponse.make(device)
         }
@@ -66,6 +75,7 @@ enum DeviceRoutes {
         var devices: [JSONValue]?
         var tags: [JSONValue]?
         var replaceTokens = false
+        var renewStreamSecret = false
 
         init(_ body: [String: JSONValue]) throws {
             var problems: [String: JSONValue] = [:]
@@ -108,6 +118,7 @@ enum DeviceRoutes {
             case .string(let s)?: replaceTokens = s == "true"
             default: replaceTokens = false
             }
+            renewStreamSecret = body["renewEventStreamSecret"] == .bool(true)
             if !problems.isEmpty {
                 throw APIError.badRequest("One or more fields have validation problems", extra: .object(problems))
             }
@@ -140,8 +151,8 @@ enum DeviceRoutes {
         return device
     }
 
-    /// The device's wire shape (§6).
-    static func render(_ device: DeviceRecord) throws -> JSONValue {
+    /// The device's wire shape (§6), with its new stream secret when one was just issued.
+    static func render(_ device: DeviceRecord, streamSecret: String? = nil) throws -> JSONValue {
         var json: [String: JSONValue] = [
             "id": .string(device.id), "appId": .number(Double(device.appId)),
             "customerId": .number(Double(device.customerId)), "alias": .string(device.alias),
@@ -149,6 +160,7 @@ enum DeviceRoutes {
             "createdAt": .number(Double(device.createdAt)), "updatedAt": .number(Double(device.updatedAt)),
         ]
         if let email = device.email { json["email"] = .string(email) }
+        if let streamSecret { json["eventStreamSecret"] = .string(streamSecret) }
         return .object(json)
     }
 }

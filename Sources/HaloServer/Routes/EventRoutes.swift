@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HaloContentStore
 import Hummingbird
 import NIOCore
@@ -12,6 +13,11 @@ import ServiceLifecycle
 /// the standard `Last-Event-ID` header (or `?lastEventId=`): it receives every event after that
 /// id, or one `reset` event when the id is older than the retention or unknown to this server,
 /// telling it to resync. Without an id the stream starts at the newest event.
+///
+/// A device's notifications (`notification` events) come only on a stream opened with that
+/// device's credential, `X-Halo-Device` (its id) and `X-Halo-Device-Secret` (issued when it
+/// registered), and only those addressed to it: by alias, by segmentation tags, or to every device
+/// of its app. Events a stream skips still move its id forward (an `id:` line alone).
 enum EventRoutes {
     /// Events read from the log per database read.
     static let batchSize = 500
@@ -20,7 +26,11 @@ enum EventRoutes {
         router.get("/api/events") { request, _ in
             let authorization = request.headers[.authorization] ?? ""
             let requested = try lastEventId(request)
-            let start = try await env.read(request) { db, _ in try requested ?? EventLog.latestId(in: db) }
+            let credential = try deviceCredential(request)
+            let start = try await env.read(request) { db, _ in
+                if let credential { _ = try credential.device(in: db) }
+                return try requested ?? EventLog.latestId(in: db)
+            }
             let subscription = try env.events.subscribe(token: authorization)
             var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
             // nginx and similar proxies would otherwise buffer the stream.
@@ -30,7 +40,7 @@ enum EventRoutes {
                 body: ResponseBody { writer in
                     defer { env.events.close(subscription) }
                     try await withGracefulShutdownHandler {
-                        try await stream(from: start, subscription, env) { try await writer.write(ByteBuffer(string: $0)) }
+                        try await stream(from: start, subscription, credential, env) { try await writer.write(ByteBuffer(string: $0)) }
                         try await writer.finish(nil)
                     } onGracefulShutdown: {
                         env.events.close(subscription)
@@ -42,7 +52,7 @@ enum EventRoutes {
     /// Sends events as they commit until the subscription ends (server shutdown) or a write fails
     /// (the client went away).
     private static func stream(
-        from start: Int64, _ subscription: EventBroker.Subscription, _ env: ServerEnvironment,
+        from start: Int64, _ subscription: EventBroker.Subscription, _ credential: DeviceCredential?, _ env: ServerEnvironment,
         write: (String) async throws -> Void
     ) async throws {
         // Reconnect after 2 s; the first wake-up sends what the client missed.
@@ -67,12 +77,53 @@ enum EventRoutes {
             case .events(let events) where events.isEmpty:
                 try await write(": heartbeat\n\n")
             case .events(let events):
+                // The device as it is now (its tags may have changed); a renewed secret ends the stream.
+                let device: DeviceRecord? =
+                    if let credential, events.contains(where: { $0.audience != nil }) {
+                        try await env.database.read { db in try credential.device(in: db) }
+                    } else { nil }
                 var text = ""
-                for event in events { text += "id: \(event.id)\nevent: \(event.kind)\ndata: \(event.data)\n\n" }
-                try await write(text)
+                for event in events where isFor(device, event) {
+                    text += "id: \(event.id)\nevent: \(event.kind)\ndata: \(event.data)\n\n"
+                }
                 last = events[events.count - 1].id
+                try await write(text.isEmpty ? "id: \(last)\n\n" : text)
                 if events.count == batchSize { subscription.wake() }  // more are waiting
             }
+        }
+    }
+
+    /// Whether a stream for `device` (nil: no device credential) carries `event`.
+    private static func isFor(_ device: DeviceRecord?, _ event: EventLog.Event) -> Bool {
+        guard let audienceJSON = event.audience else { return true }
+        guard let device, let audience = try? NotificationAudience(json: audienceJSON) else { return false }
+        return audience.includes(alias: device.alias, appId: device.appId, tagIds: device.tagIds)
+    }
+
+    /// The device a stream is opened for, as its headers name it.
+    struct DeviceCredential: Sendable {
+        var deviceId: String
+        var secret: String
+
+        /// The device, when the secret is its current one; otherwise 401.
+        func device(in db: Database) throws -> DeviceRecord {
+            guard let device = try DeviceRecord.find(id: deviceId, in: db), let digest = device.streamSecretDigest,
+                digest == SecretHasher.tokenDigest(secret)
+            else {
+                throw APIError.unauthorized(
+                    "The device's stream credential is not valid (renew it with renewEventStreamSecret, or register the device again)")
+            }
+            return device
+        }
+    }
+
+    private static func deviceCredential(_ request: Request) throws -> DeviceCredential? {
+        let id = HTTPFields.Element.Name("x-halo-device").flatMap { request.headers[$0] }
+        let secret = HTTPFields.Element.Name("x-halo-device-secret").flatMap { request.headers[$0] }
+        switch (id, secret) {
+        case (nil, nil): return nil
+        case (let id?, let secret?) where !id.isEmpty && !secret.isEmpty: return DeviceCredential(deviceId: id, secret: secret)
+        default: throw APIError.badRequest("A device's stream needs both X-Halo-Device and X-Halo-Device-Secret")
         }
     }
 

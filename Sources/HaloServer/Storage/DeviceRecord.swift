@@ -1,4 +1,5 @@
 import GRDB
+import HaloContentStore
 
 /// A row of `server_device`: a device ("appuser", §6) as stored. Devices and tags are JSON arrays
 /// kept as text; the routes give them their wire shape.
@@ -14,6 +15,14 @@ struct DeviceRecord: ServerRecord {
     var tagsJson: String
     var createdAt: Int64
     var updatedAt: Int64
+    /// SHA-256 of the device's event stream secret (our extension): who holds the secret receives
+    /// the device's notifications. Nil for a device registered before the server had streams.
+    var streamSecretDigest: String? = nil
+
+    /// The ids of the segmentation tags the device carries.
+    var tagIds: Set<String> {
+        Set(((try? JSONValue(string: tagsJson))?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+    }
 
     /// The device with this id, if any.
     static func find(id: String, in db: Database) throws -> DeviceRecord? {

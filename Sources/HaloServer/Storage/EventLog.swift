@@ -28,6 +28,9 @@ enum EventLog {
         var data: String
         /// When it was recorded (milliseconds).
         var createdAt: Int64
+        /// For a `notification`, whom it is for (`NotificationAudience` JSON); nil for events every
+        /// stream carries.
+        var audience: String? = nil
     }
 
     /// The answer to "what comes after id N".
@@ -63,6 +66,14 @@ enum EventLog {
             arguments: [module, JSONValue.object(payload).jsonString(), stamp])
     }
 
+    /// Records a notification going out (`data`: the payload the SDKs read, PROTOCOL §17.1), for
+    /// the devices of `audience` only.
+    static func recordNotification(data: JSONValue, audience: NotificationAudience, at stamp: Int64, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO \(table) (kind, data_json, audience_json, created_at) VALUES ('notification', ?, ?, ?)",
+            arguments: [data.jsonString(), audience.json, stamp])
+    }
+
     /// The id of the newest event (0 when none was ever written).
     static func latestId(in db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0
@@ -78,7 +89,9 @@ enum EventLog {
             if oldest > lastId + 1 { return .reset(latestId: latest) }
         }
         return .events(
-            try fetch(db, "SELECT id, kind, data_json, created_at FROM \(table) WHERE id > ? ORDER BY id LIMIT ?", [lastId, limit]))
+            try fetch(
+                db, "SELECT id, kind, data_json, created_at, audience_json FROM \(table) WHERE id > ? ORDER BY id LIMIT ?", [lastId, limit])
+        )
     }
 
     /// The events with these ids, oldest first.
@@ -86,12 +99,13 @@ enum EventLog {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         return try fetch(
-            db, "SELECT id, kind, data_json, created_at FROM \(table) WHERE id IN (\(marks)) ORDER BY id", StatementArguments(ids))
+            db, "SELECT id, kind, data_json, created_at, audience_json FROM \(table) WHERE id IN (\(marks)) ORDER BY id",
+            StatementArguments(ids))
     }
 
     private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [Event] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-            Event(id: $0["id"], kind: $0["kind"], data: $0["data_json"], createdAt: $0["created_at"])
+            Event(id: $0["id"], kind: $0["kind"], data: $0["data_json"], createdAt: $0["created_at"], audience: $0["audience_json"])
         }
     }
 

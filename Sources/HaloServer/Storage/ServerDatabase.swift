@@ -180,6 +180,7 @@ enum ServerDatabase {
         EventLog.registerMigration(&migrator)
         PocketRecord.registerRevisionMigration(&migrator)
         UserRecord.registerOptionalEmailMigration(&migrator)
+        PushScheduleRecord.registerMigration(&migrator)
         return migrator
     }
 }

@@ -66,15 +66,27 @@ extension CoreManager {
         let device = self.device ?? Device()
         let addons = self.addons
         addons.forEach { $0.willRegisterDevice(core: self) }
-        let call: APIRequest =
-            if let id = device.id {
-                APIRequest(.put, "api/segmentation/appuser/\(APIRequest.formEncode(id))", body: .json(device.requestJSON()))
-            } else {
-                APIRequest(.post, "api/segmentation/appuser", body: .json(device.requestJSON()))
+        let configuration = self.configuration
+        let call: APIRequest
+        if let id = device.id {
+            var body = device.requestJSON()
+            // A device without its stream credential here (keyring emptied, another computer's
+            // copy) asks for a new one; a new device gets one anyway.
+            if await DeviceStreamCredential.load(deviceId: id, environment: configuration.environment, core: self) == nil,
+                case .object(var members) = body
+            {
+                members["renewEventStreamSecret"] = .bool(true)
+                body = .object(members)
             }
+            call = APIRequest(.put, "api/segmentation/appuser/\(APIRequest.formEncode(id))", body: .json(body))
+        } else {
+            call = APIRequest(.post, "api/segmentation/appuser", body: .json(device.requestJSON()))
+        }
         let saved = try Device(wire: try await performJSON(call))
         setDevice(saved)
-        let configuration = self.configuration
+        if let id = saved.id, let secret = saved.eventStreamSecret {
+            await DeviceStreamCredential.store(secret, deviceId: id, environment: configuration.environment, core: self)
+        }
         do {
             try DeviceStore(directory: configuration.dataDirectory).save(
                 saved, environment: configuration.environment,

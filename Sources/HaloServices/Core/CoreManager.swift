@@ -38,6 +38,8 @@ public final class CoreManager: Sendable {
         var addons: [any Addon] = []
         var delegate: (any ManagerDelegate)?
         var device: Device?
+        /// The device's event stream credential (see `DeviceStreamCredential`).
+        var deviceStreamCredential: DeviceStreamCredential?
         /// The TLS policy once read (see `tlsTrust`).
         var trust: TLSTrust?
         var serverVersion: JSONValue?
@@ -284,6 +286,10 @@ public final class CoreManager: Sendable {
     }
 
     func setDevice(_ device: Device?) { state.withLock { $0.device = device } }
+    var deviceStreamCredential: DeviceStreamCredential? {
+        get { state.withLock { $0.deviceStreamCredential } }
+        set { state.withLock { $0.deviceStreamCredential = newValue } }
+    }
     func setServerVersion(_ version: JSONValue?) { state.withLock { $0.serverVersion = version } }
 
 }

@@ -23,6 +23,9 @@ public struct ContentChange: Sendable, Equatable {
 /// What the live event stream delivers.
 public enum LiveEvent: Sendable, Equatable {
     case content(ContentChange)
+    /// A notification addressed to this device (only on a stream opened with the device's
+    /// credential, which the core holds once the device is saved).
+    case notification(eventId: Int64, HaloNotification)
     /// The events since the last one seen are no longer kept on the server (the client was away
     /// longer than the retention, or the server is another one): resync what you show. Events after
     /// `latestId` follow.
@@ -47,7 +50,8 @@ extension CoreManager {
             while !Task.isCancelled {
                 let parser = ServerSentEventParser(cursor: cursor) { continuation.yield($0) }
                 do throws(HaloError) {
-                    _ = try await perform(Self.eventStreamCall(after: cursor.lastId), streamingTo: parser)
+                    let device = deviceStreamCredential.flatMap { $0.deviceId == self.device?.id ? $0 : nil }
+                    _ = try await perform(Self.eventStreamCall(after: cursor.lastId, device: device), streamingTo: parser)
                     // The server ended the stream (it is shutting down): reconnect.
                 } catch .cancelled {
                     break
@@ -70,8 +74,8 @@ extension CoreManager {
         return stream
     }
 
-    private static func eventStreamCall(after lastId: Int64?) -> APIRequest {
-        var headers = ["Accept": "text/event-stream"]
+    private static func eventStreamCall(after lastId: Int64?, device: DeviceStreamCredential?) -> APIRequest {
+        var headers = ["Accept": "text/event-stream"].merging(device?.headers ?? [:]) { $1 }
         if let lastId { headers["Last-Event-ID"] = String(lastId) }
         var call = APIRequest(.get, "api/events", headers: headers)
         // A stream lasts as long as it is followed; the server's heartbeats (every 15 s) keep the
@@ -155,6 +159,11 @@ final class ServerSentEventParser: HTTPBodySink, @unchecked Sendable {
             default: continue
             }
         }
+        // An id alone moves the stream past events meant for others.
+        if data.isEmpty, let id {
+            _ = cursor.advance(to: id)
+            return
+        }
         let payload = (try? JSONValue(data: Data(data.joined(separator: "\n").utf8))) ?? .null
         switch name {
         case "reset":
@@ -171,6 +180,9 @@ final class ServerSentEventParser: HTTPBodySink, @unchecked Sendable {
                         eventId: id, kind: kind, moduleId: module, instanceId: payload["instance"]?.stringValue,
                         author: payload["by"]?.stringValue ?? "",
                         date: Date(timeIntervalSince1970: (payload["at"]?.doubleValue ?? 0) / 1000))))
+        case "notification":
+            guard let id, case .object(let fields) = payload, cursor.advance(to: id) else { return }
+            deliver(.notification(eventId: id, HaloNotification(payload: fields)))
         default:
             return  // kinds of a newer server are skipped
         }

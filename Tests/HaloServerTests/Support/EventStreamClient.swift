@@ -26,11 +26,12 @@ final class EventStreamClient: @unchecked Sendable {
     /// Comment lines seen (`: heartbeat`), in order.
     private(set) var comments: [String] = []
 
-    init(port: Int, token: String?, lastEventId: String? = nil, path: String = "/api/events") throws {
+    init(port: Int, token: String?, lastEventId: String? = nil, path: String = "/api/events", headers: [String: String] = [:]) throws {
         connection = try RawConnection(port: port)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         if let token { request += "Authorization: Bearer \(token)\r\n" }
         if let lastEventId { request += "Last-Event-ID: \(lastEventId)\r\n" }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request += "\(name): \(value)\r\n" }
         try connection.send(request + "\r\n")
         let head = Data("\r\n\r\n".utf8)
         var received = Data()
@@ -77,9 +78,11 @@ final class EventStreamClient: @unchecked Sendable {
     }
 
     /// Connects (and reads the response head) off the cooperative pool.
-    static func open(port: Int, token: String?, lastEventId: String? = nil) async throws -> EventStreamClient {
+    static func open(port: Int, token: String?, lastEventId: String? = nil, headers: [String: String] = [:]) async throws
+        -> EventStreamClient
+    {
         let result: Result<EventStreamClient, any Error> = await onThread {
-            Result { try EventStreamClient(port: port, token: token, lastEventId: lastEventId) }
+            Result { try EventStreamClient(port: port, token: token, lastEventId: lastEventId, headers: headers) }
         }
         return try result.get()
     }

@@ -20,6 +20,7 @@ public final class Device: Sendable, CustomStringConvertible {
         var tags: [Tag] = []
         var createdAt: Date?
         var updatedAt: Date?
+        var eventStreamSecret: String?
     }
     private let state: Mutex<State>
 
@@ -48,10 +49,15 @@ public final class Device: Sendable, CustomStringConvertible {
         }
         state.createdAt = object["createdAt"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
         state.updatedAt = object["updatedAt"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+        state.eventStreamSecret = object["eventStreamSecret"]?.stringValue
         self.state = Mutex(state)
     }
 
     public var id: String? { state.withLock { $0.id } }
+    /// The credential of this device's notification stream (our extension), present only in the
+    /// server's answer that issued it; the core keeps it in the keyring. Never sent back nor stored
+    /// with the device.
+    var eventStreamSecret: String? { state.withLock { $0.eventStreamSecret } }
     /// Server-generated identity (`anonymous-…`), used as `deviceId` by identified login.
     public var alias: String? { state.withLock { $0.alias } }
     public var appId: Int? { state.withLock { $0.appId } }

@@ -1,0 +1,172 @@
+import Foundation
+import Synchronization
+
+/// Receives what the notifications add-on delivers (the seed's `NotificationsDelegate`, without
+/// UIKit). Called on the add-on's task, one notification at a time, in the order they were sent.
+public protocol NotificationsDelegate: AnyObject, Sendable {
+    /// A notification for this device: `normal` ones to show, `silent` ones (their module is
+    /// synced to the offline cache first, when the app keeps one), `twoFactor` ones with their
+    /// `code`. Its receipt is already reported.
+    func notificationsAddon(_ addon: NotificationsAddon, didReceive notification: HaloNotification)
+}
+
+/// The seed's HALO Notifications SDK on the desktop: instead of Firebase, it follows the server's
+/// live event stream with this device's credential (docs/protocol.md §23.8), so it receives the
+/// notifications addressed to the device (by alias, segmentation tags or everyone) while the app
+/// runs, and at the next start those sent while it was closed (within the server's retention).
+///
+/// Register it before `startup`; it starts following once the device is saved. Each notification
+/// reaches the delegate once: the stream resumes after the last event handled (kept in the data
+/// directory across launches) and a schedule id already seen is skipped. It reports `receipt`
+/// itself; the app reports `open` and `dismiss` with `report(_:for:)`. Content changes made
+/// elsewhere come out of `contentEvents`.
+public final class NotificationsAddon: Addon {
+    public let addonName = "HaloNotifications"
+    /// Schedule ids remembered for de-duplication.
+    static let rememberedSchedules = 500
+
+    private struct State {
+        var delegate: (any NotificationsDelegate)?
+        var follower: Task<Void, Never>?
+        var core: WeakBox<CoreManager>?
+    }
+    private let state = Mutex(State())
+    /// Content changes and resets, in stream order, for the app's lists (buffered to the newest 1,000).
+    public let contentEvents: AsyncStream<LiveEvent>
+    private let contentContinuation: AsyncStream<LiveEvent>.Continuation
+
+    public init() {
+        (contentEvents, contentContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_000))
+    }
+
+    deinit {
+        state.withLock { $0.follower?.cancel() }
+        contentContinuation.finish()
+    }
+
+    public var delegate: (any NotificationsDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// Whether the add-on is following the stream.
+    public var isFollowing: Bool { state.withLock { $0.follower != nil } }
+
+    public func didRegisterDevice(core: CoreManager) { follow(core) }
+
+    public func applicationWillTerminate(core: CoreManager) { stop() }
+
+    /// Stops following (a later device save starts again, resuming where this stopped).
+    public func stop() {
+        state.withLock {
+            $0.follower?.cancel()
+            $0.follower = nil
+        }
+    }
+
+    /// Reports what the user did with a notification (PROTOCOL §17.2), as this device.
+    public func report(_ action: NotificationAction, for notification: HaloNotification) async throws(HaloError) {
+        guard let core = state.withLock({ $0.core?.value }) else {
+            throw .configuration(message: "The notifications add-on is not registered with a started core")
+        }
+        try await Self.report(action, for: notification, core: core)
+    }
+
+    private static func report(_ action: NotificationAction, for notification: HaloNotification, core: CoreManager) async throws(HaloError)
+    {
+        guard let alias = core.device?.alias,
+            let activity = NotificationActivityEvent(notification: notification, deviceAlias: alias, action: action, platform: "linux")
+        else { return }
+        _ = try await core.performJSON(APIRequest(.post, "api/push/schedule/activity", body: .json(activity.wireJSON)))
+    }
+
+    private func follow(_ core: CoreManager) {
+        let progress = NotificationProgress(core: core)
+        let task = Task { [weak self] in
+            var handled = progress.load()
+            for await event in Self.events(core, after: handled.lastEventId) {
+                guard let self, !Task.isCancelled else { return }
+                switch event {
+                case .notification(let eventId, let notification):
+                    if let schedule = notification.scheduleId, handled.schedules.contains(schedule) {
+                        handled.lastEventId = eventId
+                    } else {
+                        await self.deliver(notification, core: core)
+                        handled.record(eventId: eventId, schedule: notification.scheduleId, keeping: Self.rememberedSchedules)
+                    }
+                case .content(let change):
+                    contentContinuation.yield(.content(change))
+                    handled.lastEventId = change.eventId
+                case .reset(let latestId):
+                    contentContinuation.yield(.reset(latestId: latestId))
+                    handled.lastEventId = latestId
+                }
+                progress.save(handled)
+            }
+        }
+        state.withLock {
+            $0.follower?.cancel()
+            $0.follower = task
+            $0.core = WeakBox(core)
+        }
+    }
+
+    /// The core's live events, ending (rather than throwing) when the stream cannot go on.
+    private static func events(_ core: CoreManager, after lastEventId: Int64?) -> AsyncStream<LiveEvent> {
+        AsyncStream { continuation in
+            let task = Task {
+                do {
+                    for try await event in core.liveEvents(after: lastEventId) { continuation.yield(event) }
+                } catch {
+                    core.logMessage("Notifications stopped: \(error)", level: .warning)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func deliver(_ notification: HaloNotification, core: CoreManager) async {
+        do { try await Self.report(.receipt, for: notification, core: core) } catch {
+            core.logMessage("The receipt of notification \(notification.scheduleId ?? "?") was not reported: \(error)", level: .info)
+        }
+        // A silent push names the module whose content changed: bring the offline copy up to date.
+        if notification.type == .silent, let module = notification.payload["module"]?.stringValue, core.defaultOfflinePolicy != .none {
+            _ = try? await core.content.syncToCache(query: SyncQuery(moduleId: module))
+        }
+        delegate?.notificationsAddon(self, didReceive: notification)
+    }
+}
+
+/// Where the add-on is in the stream, kept across launches (`notifications-<environment>.json` in
+/// the data directory): the last event handled and the schedule ids already delivered.
+struct NotificationProgress: Sendable {
+    struct Handled: Codable, Equatable {
+        var lastEventId: Int64?
+        var schedules: [String] = []
+
+        mutating func record(eventId: Int64, schedule: String?, keeping limit: Int) {
+            lastEventId = eventId
+            if let schedule { schedules.append(schedule) }
+            if schedules.count > limit { schedules.removeFirst(schedules.count - limit) }
+        }
+    }
+
+    let file: URL
+
+    init(core: CoreManager) {
+        let configuration = core.configuration
+        let name = String(configuration.environment.description.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        file = configuration.dataDirectory.appendingPathComponent("notifications-\(name).json")
+    }
+
+    func load() -> Handled {
+        (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode(Handled.self, from: $0) } ?? Handled()
+    }
+
+    func save(_ handled: Handled) {
+        guard let data = try? JSONEncoder().encode(handled) else { return }
+        try? PrivateFiles.createDirectory(file.deletingLastPathComponent())
+        try? PrivateFiles.writeAtomically(data, to: file)
+    }
+}
