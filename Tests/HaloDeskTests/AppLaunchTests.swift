@@ -311,6 +311,52 @@ final class AppLaunchTests: XCTestCase {
         XCTAssertEqual(rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ada@example.com|google")
     }
 
+    /// Issue 16's done-when: a push sent through HALO's send API reaches the desktop through the
+    /// notification server on the test's private session bus (a recorder of every Notify call),
+    /// and clicking it opens the linked instance; a second one about the same instance is withdrawn
+    /// once it is read; the server counts both receipts and the opening.
+    func testDesktopNotificationOpensItsInstance() throws {
+        try GUITestEnvironment.requireDisplay()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-atspi-notify-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (server, port, demo, settings) = try startRemoteDemo(in: directory)
+        defer { server.kill() }
+        let ada = try XCTUnwrap(
+            try MainActor.assumeIsolated {
+                try WorkspaceHarness.haloSearch(
+                    module: "Authors", filter: "meta.name = \"Ada Lovelace\"", port: port, demo: demo,
+                    home: directory.appendingPathComponent("cli"))
+            }.first)
+        let record = directory.appendingPathComponent("notifications.jsonl")
+        let daemon = try ChildProcess.start(
+            "/usr/bin/python3",
+            [
+                GUITestEnvironment.packageRoot.appendingPathComponent("Tests/HaloDeskTests/accessibility/notification_daemon.py").path,
+                record.path,
+            ],
+            environment: ProcessInfo.processInfo.environment,
+            log: GUITestEnvironment.artifactsDirectory.appendingPathComponent("notification-daemon.log"))
+        defer {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        try runAccessibilityScript(
+            "notifications.py",
+            arguments: [
+                demo.editorPassword, "120", "http://127.0.0.1:\(port)", demo.editorEmail, record.path,
+                try XCTUnwrap(ada["moduleId"]?.stringValue ?? ada["module"]?.stringValue), try XCTUnwrap(ada["id"]?.stringValue),
+                "Ada Lovelace",
+            ],
+            log: "accessibility-notifications", expecting: "notification opened its instance"
+        ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
+        if let window = try windowID(titled: "HaloDesk") {
+            _ = try ChildProcess.run(
+                "/usr/bin/import",
+                ["-window", window, GUITestEnvironment.artifactsDirectory.appendingPathComponent("notification-opened.png").path])
+        }
+    }
+
     /// A `halo-server` child process with the demo, remembered by HaloDesk as its Connect page
     /// leaves a server: the client secret in the keyring and the returned settings (saved by the
     /// caller into the app's config), so the app opens on the sign-in page.

@@ -36,8 +36,10 @@ final class WorkspaceHarness {
     var toasts: [String] { toastLog.messages }
 
     /// `beforeTheView` runs once the app's SDK client is signed in, before the workspace opens
-    /// (e.g. to damage its files).
-    init(serverProcess: Bool = false, beforeTheView: (CoreManager) throws -> Void = { _ in }) throws {
+    /// (e.g. to damage its files). With `liveUpdates` the workspaces follow the live event stream
+    /// as the app's do (`notifications` is the first one's add-on).
+    init(serverProcess: Bool = false, liveUpdates: Bool = false, beforeTheView: (CoreManager) throws -> Void = { _ in }) throws {
+        self.liveUpdates = liveUpdates
         try GUITestEnvironment.initializeGTK()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-workspace-\(UUID().uuidString)")
         let serverDirectory = directory.appendingPathComponent("server")
@@ -53,7 +55,8 @@ final class WorkspaceHarness {
             inProcessServer = server
         }
         let baseURL = try XCTUnwrap(URL(string: "http://127.0.0.1:\(serverPort)"))
-        appCore = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("app"))
+        appCore = try Self.signedInCore(
+            baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("app"), liveUpdates: liveUpdates)
         checker = try Self.signedInCore(baseURL: baseURL, demo: demo, directory: directory.appendingPathComponent("checker"))
         try beforeTheView(appCore)
 
@@ -65,13 +68,14 @@ final class WorkspaceHarness {
     func openSecondWorkspace() throws -> (view: WorkspaceView, toasts: ToastLog) {
         let core = try Self.signedInCore(
             baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:\(serverPort)")), demo: demo,
-            directory: directory.appendingPathComponent("second-computer"))
+            directory: directory.appendingPathComponent("second-computer"), liveUpdates: liveUpdates)
         let toasts = ToastLog()
         let (view, window) = try Self.openWorkspace(core: core, user: demo.editorEmail, toasts: toasts)
         secondWorkspaces.append((view, window))
         return (view, toasts)
     }
     private var secondWorkspaces: [(WorkspaceView, Window)] = []
+    private let liveUpdates: Bool
 
     /// A workspace window as the app shows it once signed in, its toasts kept in `toasts`; waits
     /// until the modules and the first module's instances are listed.
@@ -227,13 +231,14 @@ final class WorkspaceHarness {
         return try result.get()
     }
 
-    private static func signedInCore(baseURL: URL, demo: DemoCredentials, directory: URL) throws -> CoreManager {
+    private static func signedInCore(baseURL: URL, demo: DemoCredentials, directory: URL, liveUpdates: Bool = false) throws -> CoreManager {
         var configuration = HaloConfiguration()
         configuration.appCredentials = Credentials(clientId: demo.clientId, clientSecret: demo.clientSecret)
         configuration.environment = .custom(baseURL.absoluteString)
         configuration.dataDirectory = directory
         configuration.cacheDirectory = directory.appendingPathComponent("cache")
         let core = CoreManager(configuration: configuration)
+        if liveUpdates { core.registerAddon(NotificationsAddon()) }
         try wait {
             try await core.startup()
             _ = try await core.auth.login(

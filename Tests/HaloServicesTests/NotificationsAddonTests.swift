@@ -23,7 +23,7 @@ final class NotificationsAddonTests: XCTestCase {
         private func record(_ line: String) { received.withLock { $0.append(line) } }
 
         func follow(_ addon: NotificationsAddon) {
-            let events = addon.contentEvents
+            let events = addon.contentEvents()
             let task = Task { [weak self] in
                 for await event in events {
                     guard case .content(let change) = event else { continue }

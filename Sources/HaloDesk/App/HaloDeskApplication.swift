@@ -33,6 +33,11 @@ final class HaloDeskApplication {
         AppResources.installOnDisplay()
         Actions.add("quit", to: application) { [unowned self] in self.quit() }
         Actions.add("about", to: application) { [unowned self] in self.showAbout() }
+        // A desktop notification was clicked (DesktopNotifications sets it as the default action).
+        Actions.addTakingText("open-notification", to: application) { [unowned self] target in
+            self.activate()
+            self.shell?.openNotification(target)
+        }
         setAccelerators(["<Control>q"], for: "app.quit")
         setAccelerators(["<Control>question"], for: "win.show-help-overlay")
         setAccelerators(["<Control>comma"], for: "win.preferences")

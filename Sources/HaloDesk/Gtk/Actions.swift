@@ -13,6 +13,21 @@ enum Actions {
         return action
     }
 
+    /// Registers `name` with a string parameter (`app.<name>::<text>` in a menu, or a
+    /// notification's target); the handler gets the text.
+    @discardableResult
+    static func addTakingText(_ name: String, to map: GObjectRef, handler: @escaping @MainActor (String) -> Void) -> GObjectRef {
+        let type = g_variant_type_new("s")
+        defer { g_variant_type_free(type) }
+        let action = GObjectRef(adopting: UnsafeMutableRawPointer(g_simple_action_new(name, type)))
+        action.onPointer("activate") { parameter in
+            guard let parameter else { return }
+            handler(String(cString: g_variant_get_string(OpaquePointer(parameter), nil)))
+        }
+        g_action_map_add_action(halo_action_map(map.raw), halo_action(action.raw))
+        return action
+    }
+
     static func setEnabled(_ action: GObjectRef, _ enabled: Bool) {
         g_simple_action_set_enabled(OpaquePointer(action.raw), enabled ? 1 : 0)
     }

@@ -3,13 +3,15 @@ import CGtk
 import HaloServices
 
 /// The preferences window (`Resources/ui/preferences-window.ui`). Changes apply at once to the
-/// running session where they can (retries, log level, sign-in providers) and are remembered;
+/// running session where they can (retries, log level, sign-in providers, running in the
+/// background) and are remembered;
 /// SSL pinning applies from the next connection, and turning it off asks first.
 @MainActor
 final class PreferencesWindow {
     let window: Window
     let retriesSpin: SpinButton
     let pinningSwitch: Switch
+    let backgroundSwitch: Switch
     let logLevelRow: ComboRow
     let signInProviders: SignInProvidersGroup
     private let serverRow: Widget
@@ -21,6 +23,7 @@ final class PreferencesWindow {
         window = try builder.object("preferences_window")
         retriesSpin = try builder.object("retries_spin")
         pinningSwitch = try builder.object("pinning_switch")
+        backgroundSwitch = try builder.object("background_switch")
         logLevelRow = try builder.object("log_level_row")
         serverRow = try builder.object("server_row")
         signInProviders = try SignInProvidersGroup(builder: builder, shell: shell)
@@ -33,6 +36,7 @@ final class PreferencesWindow {
             serverRow.raw.assumingMemoryBound(to: AdwPreferencesRow.self), shell.session?.title ?? "Not connected")
         retriesSpin.value = Double(settings.numberOfRetries)
         pinningSwitch.isOn = !settings.disableSSLPinning
+        backgroundSwitch.isOn = settings.runInBackground == true
         logLevelRow.selectedIndex = Self.logLevels.firstIndex { $0.name == settings.logLevel } ?? 2
 
         retriesSpin.onValueChanged { [unowned shell, unowned self] in
@@ -51,6 +55,10 @@ final class PreferencesWindow {
             }
             self.confirmDisablingPinning(shell: shell)
             return true
+        }
+        backgroundSwitch.onStateSet { [unowned shell] turningOn in
+            shell.updateSettings { $0.runInBackground = turningOn }
+            return false
         }
         switchButton.onClicked { [unowned shell, unowned self] in
             self.window.close()

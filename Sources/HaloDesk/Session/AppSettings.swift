@@ -22,6 +22,9 @@ struct AppSettings: Codable, Equatable {
     /// The user's own Google/Facebook registrations for browser sign-in on remote servers
     /// (Preferences); they take precedence over Halo.plist's. Their client secret is in the keyring.
     var signInProviders: SocialProviderKeys?
+    /// Keep running after the window is closed, to go on receiving notifications (Preferences;
+    /// off when absent, as in files written before it existed).
+    var runInBackground: Bool?
 
     static var file: URL { XDGDirectories.config.appendingPathComponent("settings.json") }
 

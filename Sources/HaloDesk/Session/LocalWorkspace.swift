@@ -36,8 +36,11 @@ final class LocalWorkspace: Sendable {
 
     static var defaultDirectory: URL { XDGDirectories.data.appendingPathComponent("local", isDirectory: true) }
 
-    /// Starts the server (seeding it on first use) and a started SDK client talking to it.
-    static func open(directory: URL = defaultDirectory) async throws -> LocalWorkspace {
+    /// Starts the server (seeding it on first use) and a started SDK client talking to it, which
+    /// follows the live event stream through `notifications`.
+    static func open(directory: URL = defaultDirectory, notifications: NotificationsAddon = NotificationsAddon()) async throws
+        -> LocalWorkspace
+    {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let identityProvider = try await LocalIdentityProvider.start(.demo)
         var serverConfiguration = HaloServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, logRequests: false)
@@ -82,6 +85,7 @@ final class LocalWorkspace: Sendable {
             configuration.applicationVersion = AppInfo.version
             configuration.socialProviders = Self.providers(identityProvider)
             let core = CoreManager(configuration: configuration)
+            core.registerAddon(notifications)
             try await core.startup()
             return LocalWorkspace(
                 server: server, identityProvider: identityProvider, core: core, editorEmail: editorEmail, editorPassword: editorPassword)

@@ -36,9 +36,12 @@ enum RemoteWorkspace {
         return core
     }
 
-    /// Connects (start-up: token, device, version check) and returns the started client.
-    static func open(_ choice: ServerChoice, settings: AppSettings) async throws -> CoreManager {
+    /// Connects (start-up: token, device, version check) and returns the started client; with
+    /// `notifications` it follows the live event stream (this device's notifications, others'
+    /// content changes).
+    static func open(_ choice: ServerChoice, settings: AppSettings, notifications: NotificationsAddon? = nil) async throws -> CoreManager {
         let core = client(for: choice, settings: settings)
+        if let notifications { core.registerAddon(notifications) }
         try await core.startup()
         return core
     }

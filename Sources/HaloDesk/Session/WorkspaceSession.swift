@@ -13,6 +13,10 @@ final class WorkspaceSession {
     /// True for the in-process local workspace.
     let isLocal: Bool
 
+    /// Follows the server's live event stream: this device's notifications and others' content
+    /// changes (nil when the core was started without it).
+    var notifications: NotificationsAddon? { core.getAddons(type: NotificationsAddon.self).first }
+
     init(core: CoreManager, title: String, isLocal: Bool) {
         self.core = core
         // The app keeps a copy of what it shows and answers from it when the server does not

@@ -15,6 +15,8 @@ final class ShellController {
     private(set) var workspaceView: WorkspaceView?
     /// The open preferences window, if any.
     private(set) var preferencesWindow: PreferencesWindow?
+    /// Shows the notifications HALO sends this device on the desktop.
+    let desktopNotifications = DesktopNotifications()
 
     private(set) lazy var welcomePage = try? WelcomePage(
         onOpenLocal: { [unowned self] in self.openLocalWorkspace() },
@@ -46,10 +48,15 @@ final class ShellController {
         Actions.add("switch-workspace", to: window.window) { [unowned self] in
             self.leaveWorkspace { self.showWelcome() }
         }
-        // Closing the window with unsaved edits asks first.
+        // Closing the window with unsaved edits asks first; with "Run in background" the window
+        // only hides, and HaloDesk goes on receiving notifications (Ctrl+Q quits).
         window.window.onCloseRequest { [unowned self] in
-            guard let view = self.workspaceView, view.hasUnsavedChanges else { return false }
-            view.confirmLeaving { self.window.window.destroy() }
+            if let view = self.workspaceView, view.hasUnsavedChanges {
+                view.confirmLeaving { self.closeWindow() }
+                return true
+            }
+            guard self.settings.runInBackground == true else { return false }
+            self.closeWindow()
             return true
         }
         Actions.add("preferences", to: window.window) { [unowned self] in self.showPreferences() }
@@ -131,6 +138,7 @@ final class ShellController {
     func makeWorkspaceContent(session: WorkspaceSession) throws -> Widget {
         workspaceView?.close()
         let view = try WorkspaceView(session: session, toaster: { [unowned self] message in self.window.showToast(message) })
+        view.onInstanceShown = { [unowned self] id in self.desktopNotifications.instanceOpened(id) }
         workspaceView = view
         for (action, accelerators) in view.installActions(on: window.window) {
             Actions.setAccelerators(accelerators, for: action, in: window.window)
@@ -144,6 +152,36 @@ final class ShellController {
         workspaceView.confirmLeaving(then: proceed)
     }
 
+    /// Hides the main window while HaloDesk runs in the background, else closes it (and quits).
+    private func closeWindow() {
+        if settings.runInBackground == true {
+            window.window.isVisible = false
+        } else {
+            window.window.destroy()
+        }
+    }
+
+    /// A desktop notification was clicked: opens what it links to (an instance, or a web page in
+    /// the browser) and tells the server it was opened.
+    func openNotification(_ text: String) {
+        window.window.present()
+        guard let target = NotificationTarget(text: text) else { return }
+        desktopNotifications.withdraw(target.notificationId)
+        if target.notificationId != DesktopNotifications.summaryId, let notifications = session?.notifications {
+            Task {
+                try? await notifications.report(.open, for: HaloNotification(payload: ["scheduleId": .string(target.notificationId)]))
+            }
+        }
+        if let instanceId = target.instanceId {
+            guard let workspaceView else { return window.showToast("Sign in to see what the notification links to.") }
+            workspaceView.openInstance(id: instanceId)
+        } else if let url = target.url {
+            URIOpener.open(url, from: window.window) { [weak self] reason in
+                if let reason { self?.window.showToast("Could not open \(url): \(reason)") }
+            }
+        }
+    }
+
     // MARK: - Connecting
 
     func openLocalWorkspace() {
@@ -154,7 +192,7 @@ final class ShellController {
         window.showLoading("Starting the local workspace…")
         Task { @MainActor in
             do {
-                let local = try await LocalWorkspace.open()
+                let local = try await LocalWorkspace.open(notifications: NotificationsAddon(delegate: desktopNotifications.receiver))
                 localWorkspace = local
                 settings.workspace = .local
                 saveSettings()
@@ -170,7 +208,8 @@ final class ShellController {
         window.showLoading("Connecting to \(choice.environment.baseURL?.host ?? choice.environment.description)…")
         Task { @MainActor in
             do {
-                let core = try await RemoteWorkspace.open(choice, settings: settings)
+                let core = try await RemoteWorkspace.open(
+                    choice, settings: settings, notifications: NotificationsAddon(delegate: desktopNotifications.receiver))
                 let keyring = RemoteWorkspace.secretKeyring(environment: choice.environment, clientId: choice.clientId)
                 do {
                     try await keyring.store(choice.clientSecret, label: "HaloDesk client secret for \(choice.environment)")

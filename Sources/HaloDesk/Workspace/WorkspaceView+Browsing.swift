@@ -136,12 +136,15 @@ extension WorkspaceView {
 
     func showDetail(_ instance: ContentInstance?) {
         guard let instance else {
+            hideChangeBanner()
             editor.clear()
             detailVisible(.empty)
             return
         }
+        hideChangeBanner()
         editor.show(instance, fields: fields(for: instance), isNew: instance.id == nil)
         deleteButton.isSensitive = instance.id != nil
+        if let id = instance.id { onInstanceShown?(id) }
         detailVisible(.editor)
         // Unfolded, this only decides which pane a later fold shows; folded, a selection by
         // keyboard stays in the list until the row is activated.

@@ -31,8 +31,12 @@ extension WorkspaceView {
         }
         let content = session.core.content, isNew = editor.isNew
         saveButton.isSensitive = false
+        isSavingOpenInstance = true
         Task { @MainActor in
-            defer { self.completedOperations += 1 }
+            defer {
+                self.isSavingOpenInstance = false
+                self.completedOperations += 1
+            }
             do throws(HaloError) {
                 let outcome = try await content.saveOrQueue(edited)
                 let saved = outcome.instance
@@ -47,7 +51,10 @@ extension WorkspaceView {
                 } else if let row = self.pager.replace(saved) {
                     self.table.refresh(row..<(row + 1))
                 }
-                if self.editor.instance?.id == edited.id { self.editor.markSaved(saved, fields: self.fields(for: saved)) }
+                if self.editor.instance?.id == edited.id {
+                    self.hideChangeBanner()  // saved over the other version, as the user chose
+                    self.editor.markSaved(saved, fields: self.fields(for: saved))
+                }
                 self.deleteButton.isSensitive = true
                 if !outcome.isPending { self.keepOfflineCopy() }
             } catch {

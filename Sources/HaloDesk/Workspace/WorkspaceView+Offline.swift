@@ -76,6 +76,7 @@ extension WorkspaceView {
 
     /// Stops what runs in the background (probes, syncs): the workspace is closing.
     func close() {
+        liveFollower?.cancel()
         connection.stop()
         offlineCopies.cancel()
         forgetFilter()  // its window goes with the workspace
@@ -84,6 +85,7 @@ extension WorkspaceView {
     /// `close`, returning once no sync of this view writes the cache any more (before the
     /// offline copy is removed).
     func closeAndWait() async {
+        liveFollower?.cancel()
         connection.stop()
         await offlineCopies.stop()
     }

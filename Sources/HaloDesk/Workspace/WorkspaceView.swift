@@ -89,6 +89,27 @@ final class WorkspaceView {
     var visibleDetail = DetailPage.empty
     /// Benchmarks (`BenchmarkMarks`): the module opened whose first painted rows are still to mark.
     var firstPaintPending: String?
+    /// An instance was shown in the editor (the shell withdraws its desktop notifications).
+    var onInstanceShown: (@MainActor (String) -> Void)?
+
+    // Live updates (`WorkspaceView+LiveUpdates.swift`).
+    /// Follows the session's content changes while the view is open.
+    var liveFollower: Task<Void, Never>?
+    /// Changes made elsewhere not applied yet (they are gathered for `liveRefreshDelay`).
+    var changedElsewhere: [ContentChange] = []
+    /// The server said to resync everything shown.
+    var resyncPending = false
+    var isLiveRefreshScheduled = false
+    /// True while the open instance's save is on its way (its own change event is not someone else's).
+    var isSavingOpenInstance = false
+    /// The open instance as the server has it now, while the change banner is shown.
+    var serverVersion: ContentInstance?
+    /// Changes made elsewhere applied to the list and the editor (tests wait on it).
+    var liveRefreshes = 0
+    let changeBanner: Box
+    let changeBannerLabel: Label
+    let changeBannerShowButton: Button
+    let changeBannerKeepButton: Button
 
     init(session: WorkspaceSession, toaster: @escaping @MainActor (String) -> Void) throws {
         self.session = session
@@ -120,6 +141,10 @@ final class WorkspaceView {
         listBackButton = try builder.object("list_back_button")
         detailBackButton = try builder.object("detail_back_button")
         detailStack = try builder.object("detail_stack")
+        changeBanner = try builder.object("change_banner")
+        changeBannerLabel = try builder.object("change_banner_label")
+        changeBannerShowButton = try builder.object("change_banner_show_button")
+        changeBannerKeepButton = try builder.object("change_banner_keep_button")
         listPane = try builder.object("list_pane")
         detailPane = try builder.object("detail_pane")
         try PrimaryMenu.attach(to: primaryMenuButton)
@@ -131,6 +156,7 @@ final class WorkspaceView {
         table.columnView.sort(byKey: SortBy.updatedAt.rawValue, ascending: false)
         updateStatus()
         loadModules()
+        followLiveUpdates()
     }
 
     /// Where the user works, under the sidebar's "Modules" title (the window title is hidden in
@@ -241,6 +267,8 @@ final class WorkspaceView {
         editor.instanceSearch = instanceSearch()
         bulk.onApply = weakly(self) { view, field, text in view.bulkEdit(field: field, text: text) }
         bulk.onDelete = weakly(self) { $0.deleteSelection() }
+        changeBannerShowButton.onClicked(weakly(self) { $0.showServerChanges() })
+        changeBannerKeepButton.onClicked(weakly(self) { $0.keepEditing() })
     }
 
     // MARK: Pending edits

@@ -19,7 +19,7 @@ public protocol NotificationsDelegate: AnyObject, Sendable {
 /// reaches the delegate once: the stream resumes after the last event handled (kept in the data
 /// directory across launches) and a schedule id already seen is skipped. It reports `receipt`
 /// itself; the app reports `open` and `dismiss` with `report(_:for:)`. Content changes made
-/// elsewhere come out of `contentEvents`.
+/// elsewhere come out of `contentEvents()`, one stream per subscriber.
 public final class NotificationsAddon: Addon {
     public let addonName = "HaloNotifications"
     /// Schedule ids remembered for de-duplication.
@@ -29,19 +29,43 @@ public final class NotificationsAddon: Addon {
         var delegate: (any NotificationsDelegate)?
         var follower: Task<Void, Never>?
         var core: WeakBox<CoreManager>?
+        /// The open `contentEvents()` streams, by subscription number.
+        var subscribers: [Int: AsyncStream<LiveEvent>.Continuation] = [:]
+        var nextSubscriber = 0
     }
     private let state = Mutex(State())
-    /// Content changes and resets, in stream order, for the app's lists (buffered to the newest 1,000).
-    public let contentEvents: AsyncStream<LiveEvent>
-    private let contentContinuation: AsyncStream<LiveEvent>.Continuation
 
-    public init() {
-        (contentEvents, contentContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_000))
+    /// `delegate` receives the notifications from the first one on (set it here rather than
+    /// later: those waiting on the server arrive as soon as the core starts).
+    public init(delegate: (any NotificationsDelegate)? = nil) {
+        state.withLock { $0.delegate = delegate }
     }
 
     deinit {
-        state.withLock { $0.follower?.cancel() }
-        contentContinuation.finish()
+        let subscribers = state.withLock { state in
+            state.follower?.cancel()
+            return state.subscribers.values
+        }
+        subscribers.forEach { $0.finish() }
+    }
+
+    /// Content changes and resets from now on, in stream order, until the consumer stops
+    /// iterating (each call is a subscription of its own; a slow one keeps the newest 1,000).
+    public func contentEvents() -> AsyncStream<LiveEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LiveEvent.self, bufferingPolicy: .bufferingNewest(1_000))
+        let number = state.withLock { state in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: number) }
+        }
+        return stream
+    }
+
+    private func publish(_ event: LiveEvent) {
+        state.withLock { $0.subscribers.values.forEach { $0.yield(event) } }
     }
 
     public var delegate: (any NotificationsDelegate)? {
@@ -95,10 +119,10 @@ public final class NotificationsAddon: Addon {
                         handled.record(eventId: eventId, schedule: notification.scheduleId, keeping: Self.rememberedSchedules)
                     }
                 case .content(let change):
-                    contentContinuation.yield(.content(change))
+                    self.publish(.content(change))
                     handled.lastEventId = change.eventId
                 case .reset(let latestId):
-                    contentContinuation.yield(.reset(latestId: latestId))
+                    self.publish(.reset(latestId: latestId))
                     handled.lastEventId = latestId
                 }
                 progress.save(handled)

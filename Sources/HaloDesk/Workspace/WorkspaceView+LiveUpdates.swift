@@ -1,0 +1,153 @@
+import Foundation
+import HaloServices
+
+/// Live updates: the list and the open instance follow changes made elsewhere (the server's live
+/// event stream, through the session's notifications add-on) within a second. Unsaved edits are
+/// never overwritten: when the open instance changes on the server meanwhile, the change banner
+/// says who changed it and offers the differences, or to keep editing.
+extension WorkspaceView {
+    /// Changes are gathered this long before the list is read again: a batch of 500 edits
+    /// elsewhere is one refresh, not 500.
+    static let liveRefreshDelay: Duration = .milliseconds(120)
+
+    func followLiveUpdates() {
+        guard let notifications = session.notifications else { return }
+        let events = notifications.contentEvents()
+        liveFollower = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.receive(event)
+            }
+        }
+    }
+
+    func receive(_ event: LiveEvent) {
+        switch event {
+        case .content(let change): changedElsewhere.append(change)
+        case .reset: resyncPending = true
+        case .notification: return
+        }
+        guard !isLiveRefreshScheduled else { return }
+        isLiveRefreshScheduled = true
+        Task { @MainActor [weak self] in
+            try? await Task.sleep(for: Self.liveRefreshDelay)
+            self?.applyChangesMadeElsewhere()
+        }
+    }
+
+    private func applyChangesMadeElsewhere() {
+        isLiveRefreshScheduled = false
+        let changes = changedElsewhere, everything = resyncPending
+        changedElsewhere = []
+        resyncPending = false
+        let listShowsAChange: Bool =
+            switch pager.scope {
+            case .module(let id): everything || changes.contains { $0.moduleId == id }
+            case .instances(let ids): everything || changes.contains { $0.instanceId.map(ids.contains) ?? true }
+            case nil: false
+            }
+        if listShowsAChange { pager.refetch() }
+        if let open = editor.instance, let id = open.id, !editor.isNew,
+            everything || changes.contains(where: { $0.instanceId == id || ($0.kind == .moduleCleared && $0.moduleId == open.moduleId) })
+        {
+            followOpenInstance(id: id, author: changes.last { $0.instanceId == id }?.author)
+        } else {
+            liveRefreshes += 1
+        }
+    }
+
+    /// Reads the open instance again: shows the server's version when nothing is edited, else the banner.
+    private func followOpenInstance(id: String, author: String?) {
+        let content = session.core.content
+        Task { @MainActor in
+            defer { self.liveRefreshes += 1 }
+            let current: ContentInstance?
+            do throws(HaloError) {
+                current = try await content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first
+            } catch {
+                return  // the list's own read says what went wrong
+            }
+            // The user moved on, or this is the echo of their own save.
+            guard let shown = self.editor.instance, shown.id == id, !self.isSavingOpenInstance else { return }
+            let who = author.map { $0.isEmpty ? "Someone" : $0 } ?? "Someone"
+            guard let current else {
+                self.serverVersion = nil
+                return self.showChangeBanner("\(who) deleted this instance on the server.")
+            }
+            guard current.updatedAt != shown.updatedAt || current.name != shown.name else { return }
+            if self.editor.isDirty {
+                self.serverVersion = current
+                self.showChangeBanner("\(who) changed this instance on the server while you were editing it.")
+            } else {
+                self.editor.show(current, fields: self.fields(for: current), isNew: false)
+                self.resolveRelationNames()
+            }
+        }
+    }
+
+    func showChangeBanner(_ text: String) {
+        changeBannerLabel.text = text
+        changeBannerShowButton.isVisible = serverVersion != nil
+        changeBanner.isVisible = true
+    }
+
+    func hideChangeBanner() {
+        serverVersion = nil
+        changeBanner.isVisible = false
+    }
+
+    /// Keeps the user's edits; a save writes them over the server's version.
+    func keepEditing() {
+        hideChangeBanner()
+        editor.nameEntry.grabFocus()
+    }
+
+    /// What changed on the server since the editor loaded the instance, next to the user's values,
+    /// with the choice to keep editing or to take the server's version (dropping the edits).
+    func showServerChanges() {
+        guard let server = serverVersion, let loaded = editor.instance else { return }
+        let mine = (try? editor.editedInstance()) ?? loaded
+        let differences = Self.differences(loaded: loaded, server: server, mine: mine, kinds: fieldCatalog.kinds(moduleId: server.moduleId))
+        let body =
+            differences.isEmpty
+            ? "Only its metadata changed; your edits do not touch what changed."
+            : differences.joined(separator: "\n")
+        let dialog = ConfirmationDialog(
+            parent: widget, heading: "Changed on the Server", body: body, confirmLabel: "_Discard My Edits", confirmId: "theirs",
+            destructive: true)
+        dialog.addResponse("keep", label: "_Keep Editing", isDefault: true)
+        dialog.onResponse { [weak self] choice in
+            guard let self else { return }
+            self.pendingDialog = nil
+            switch choice {
+            case "theirs":
+                self.showDetail(server)
+                self.toast("Showing the version on the server.")
+            case "keep": self.keepEditing()
+            default: return
+            }
+        }
+        pendingDialog = dialog
+        dialog.present()
+    }
+
+    /// One line per name or field the server changed: its value there, and the user's when different.
+    static func differences(loaded: ContentInstance, server: ContentInstance, mine: ContentInstance, kinds: [String: FieldKind]) -> [String]
+    {
+        func text(_ value: JSONValue?, _ field: String) -> String {
+            guard let value else { return "empty" }
+            let shown = FieldValueText.display(value, kind: kinds[field] ?? .object)
+            return "“\(shown.count > 60 ? shown.prefix(59) + "…" : shown)”"
+        }
+        var lines: [String] = []
+        if server.name != loaded.name {
+            let yours = mine.name == server.name ? "" : " (yours: “\(mine.name)”)"
+            lines.append("• Name: now “\(server.name)”\(yours)")
+        }
+        for field in Set(server.values.keys).union(loaded.values.keys).sorted() where server.values[field] != loaded.values[field] {
+            let yours = mine.values[field] == server.values[field] ? "" : " (yours: \(text(mine.values[field], field)))"
+            lines.append("• \(field): now \(text(server.values[field], field))\(yours)")
+        }
+        return lines
+    }
+}
