@@ -94,6 +94,12 @@ final class Toast: GObjectRef {
     func onDismissed(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("dismissed", handler) }
 
     func dismiss() { adw_toast_dismiss(toast) }
+
+    /// Shows the toast over `overlay` (an AdwToastOverlay).
+    func show(in overlay: Widget) {
+        // The overlay takes the toast's reference (transfer full): give it one of its own.
+        adw_toast_overlay_add_toast(halo_adw_toast_overlay(overlay.raw), OpaquePointer(g_object_ref(raw)))
+    }
 }
 
 /// libadwaita 1.2's view switcher buttons (a preferences window with several pages) have no

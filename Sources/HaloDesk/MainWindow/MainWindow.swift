@@ -79,8 +79,7 @@ final class MainWindow {
     /// Shows `toast` (e.g. one with an Undo button) over the window's content.
     func show(_ toast: Toast) {
         lastToast = toast
-        // The overlay takes the toast's reference (transfer full): give it one of its own.
-        adw_toast_overlay_add_toast(halo_adw_toast_overlay(toastOverlay.raw), OpaquePointer(g_object_ref(toast.raw)))
+        toast.show(in: toastOverlay)
     }
 
     /// Adds `page` under `name` once; later calls only show it. A page that `hasOwnHeaderBars`

@@ -1,8 +1,9 @@
 import Foundation
 import HaloServices
 
-/// The pocket window of the signed-in user (main menu → Pocket), and what it asks of the
-/// workspace: instance search for the reference lists, names of instance ids, opening one.
+/// The pocket window of the signed-in user (main menu → Pocket) and the Send Notification window,
+/// and what they ask of the workspace: instance search for the reference lists and the link,
+/// names of instance ids, opening one.
 extension WorkspaceView {
     func showPocket() {
         if let pocketWindow, pocketWindow.window.isVisible {
@@ -28,6 +29,21 @@ extension WorkspaceView {
             window.present()
         } catch {
             toast("Could not open the pocket: \(error)")
+        }
+    }
+
+    /// The Send Notification window (main menu → Send Notification), one per workspace.
+    func showSendNotification() {
+        if let sendNotificationWindow, sendNotificationWindow.window.isVisible {
+            sendNotificationWindow.present()
+            return
+        }
+        do {
+            let window = try SendNotificationWindow(parent: widget, core: session.core, search: instanceSearch())
+            sendNotificationWindow = window
+            window.present()
+        } catch {
+            toast("Could not open Send Notification: \(error)")
         }
     }
 

@@ -36,6 +36,8 @@ final class WorkspaceView {
     private(set) var pendingEditsWindow: PendingEditsWindow?
     /// The pocket window while open (one per workspace).
     var pocketWindow: PocketWindow?
+    /// The Send Notification window, once opened.
+    var sendNotificationWindow: SendNotificationWindow?
     let searchEntry: Editable
     let newButton: Button
     /// "Filter", with the number of conditions applied: opens the filter builder.
