@@ -294,11 +294,7 @@ final class AppLaunchTests: XCTestCase {
             try settings.save(to: folder.appendingPathComponent("halo-desk/settings.json"))
         }
         // What the person sees afterwards: the workspace.
-        if let window = try windowID(titled: "HaloDesk") {
-            _ = try ChildProcess.run(
-                "/usr/bin/import",
-                ["-window", window, GUITestEnvironment.artifactsDirectory.appendingPathComponent("browser-sign-in-workspace.png").path])
-        }
+        try screenshotOfMainWindow(named: "browser-sign-in-workspace.png")
         // The app remembers who signed in; the server's own database holds the identified Google user.
         let remembered = AppSettings.load(from: try XCTUnwrap(config).appendingPathComponent("halo-desk/settings.json")).settings
         XCTAssertEqual(remembered.lastEmail, "ada@example.com")
@@ -350,11 +346,16 @@ final class AppLaunchTests: XCTestCase {
             ],
             log: "accessibility-notifications", expecting: "notification opened its instance"
         ) { config in try settings.save(to: config.appendingPathComponent("halo-desk/settings.json")) }
-        if let window = try windowID(titled: "HaloDesk") {
-            _ = try ChildProcess.run(
-                "/usr/bin/import",
-                ["-window", window, GUITestEnvironment.artifactsDirectory.appendingPathComponent("notification-opened.png").path])
-        }
+        try screenshotOfMainWindow(named: "notification-opened.png")
+    }
+
+    /// Saves what the main window shows now into test-artifacts/`name`, for a person to look at.
+    /// `import` once hung for minutes in a CI run: it gets 20 s.
+    private func screenshotOfMainWindow(named name: String) throws {
+        guard let window = try windowID(titled: "HaloDesk") else { return }
+        _ = try ChildProcess.run(
+            "/usr/bin/timeout",
+            ["20", "/usr/bin/import", "-window", window, GUITestEnvironment.artifactsDirectory.appendingPathComponent(name).path])
     }
 
     /// A `halo-server` child process with the demo, remembered by HaloDesk as its Connect page
