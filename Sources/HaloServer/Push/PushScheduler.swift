@@ -3,33 +3,46 @@ import GRDB
 import HaloContentStore
 import Synchronization
 
-/// Sends scheduled notifications when they fall due. It looks every `interval` (a read; a write
-/// only when something is due), so a schedule goes out within that time of its `sendOn`, and one
-/// that fell due while the server was stopped goes out at the next start.
+/// Sends scheduled notifications when they fall due. It keeps the next due time in memory (read
+/// at start, lowered by every new schedule, read again after each send) and compares it with the
+/// clock every `interval`, so an idle server never touches the database for it; a schedule goes
+/// out within `interval` of its `sendOn`, and one that fell due while the server was stopped goes
+/// out at the next start.
 final class PushScheduler: Sendable {
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// Epoch milliseconds of the earliest schedule not sent (nil: none). A withdrawn one may leave
+    /// it early, which costs one read that finds nothing due.
+    private let nextDue: Mutex<Int64?> = Mutex(nil)
 
     deinit { task.withLock { $0?.cancel() } }
 
     func start(_ database: DatabasePool, clock: MonotonicClock, interval: Duration = .milliseconds(250)) {
-        task.withLock {
-            $0 = Task { [weak database] in
-                while !Task.isCancelled {
-                    if let database { _ = try? await Self.sendDue(database, clock: clock) }
-                    try? await Task.sleep(for: interval)
+        let started = Task { [weak database, weak self] in
+            let first = try? await database?.read { try PushScheduleRecord.nextDue(in: $0) }
+            self?.scheduled(at: first ?? nil)
+            while !Task.isCancelled {
+                if let self, let database, let due = self.nextDue.withLock({ $0 }), due <= MonotonicClock.systemMilliseconds() {
+                    _ = try? await Self.sendDue(database, clock: clock)
+                    let next = try? await database.read { try PushScheduleRecord.nextDue(in: $0) }
+                    self.nextDue.withLock { $0 = next ?? due + 1_000 }  // a failed read looks again in a second
                 }
+                try? await Task.sleep(for: interval)
             }
         }
+        task.withLock { $0 = started }
+    }
+
+    /// A schedule was stored that goes out at `sendOn` (epoch milliseconds).
+    func scheduled(at sendOn: Int64?) {
+        guard let sendOn else { return }
+        nextDue.withLock { $0 = min($0 ?? sendOn, sendOn) }
     }
 
     /// Sends what is due now; returns how many went out.
     @discardableResult
     static func sendDue(_ database: DatabasePool, clock: MonotonicClock) async throws -> Int {
-        guard try await database.read({ try PushScheduleRecord.anyDue(at: MonotonicClock.systemMilliseconds(), in: $0) }) else {
-            return 0
-        }
         // Events are stamped by the server's clock, like content changes, so stamps follow ids.
-        return try await database.write { db in
+        try await database.write { db in
             let stamp = clock.next()
             var sent = 0
             for var schedule in try PushScheduleRecord.due(at: stamp, in: db) {

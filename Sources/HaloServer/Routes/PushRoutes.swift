@@ -22,9 +22,10 @@ enum PushRoutes {
                     createdAt: now)
                 try schedule.insert(db)
                 if schedule.sendOn <= now { try PushSchedules.send(&schedule, at: now, in: db) }
-                return try PushSchedules.render(schedule, activity: [:])
+                return schedule
             }
-            return JSONResponse.make(schedule)
+            if schedule.sentAt == nil { env.pushScheduler.scheduled(at: schedule.sendOn) }
+            return JSONResponse.make(try PushSchedules.render(schedule, activity: [:]))
         }
 
         router.get("/api/push/schedule") { request, _ in

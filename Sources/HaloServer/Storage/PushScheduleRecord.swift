@@ -38,7 +38,7 @@ struct PushScheduleRecord: ServerRecord {
                 t.column("created_by", .text).notNull()
                 t.column("created_at", .integer).notNull()
             }
-            // The scheduler asks "what is due and not sent" every tick.
+            // The scheduler asks "what is due and not sent" when something falls due.
             try db.create(
                 index: "server_push_schedule_due", on: databaseTableName, columns: ["send_on"], condition: Column("sent_at") == nil)
             try db.create(
@@ -56,9 +56,10 @@ struct PushScheduleRecord: ServerRecord {
             .order(Column("send_on"), Column("id")).fetchAll(db)
     }
 
-    /// Whether any schedule is waiting to go out at `now` (a read, so an idle server never writes).
-    static func anyDue(at now: Int64, in db: Database) throws -> Bool {
-        try filter(Column("sent_at") == nil && Column("cancelled_at") == nil && Column("send_on") <= now).fetchCount(db) > 0
+    /// When the next schedule waiting to go out is due (nil: none is waiting).
+    static func nextDue(in db: Database) throws -> Int64? {
+        try Int64.fetchOne(
+            db, sql: "SELECT min(send_on) FROM \(databaseTableName) WHERE sent_at IS NULL AND cancelled_at IS NULL")
     }
 }
 
