@@ -124,6 +124,10 @@ final class PushScheduleTests: XCTestCase {
                 "http or https"
             ),
             (
+                ["appId": 1, "name": "x", "payload": ["notification": ["title": "t"], "data": ["url": "example.com/no-scheme"]]],
+                "http or https"
+            ),
+            (
                 ["appId": 1, "name": "x", "payload": ["notification": ["title": "t"], "data": ["instance": "abc"]]],
                 "needs its 'payload.data.module'"
             ),

@@ -95,9 +95,7 @@ final class DesktopNotifications {
         }
         let target = NotificationTarget(
             notificationId: id, instanceId: notification.payload["instance"]?.stringValue,
-            url: notification.url.flatMap {
-                URL(string: $0)?.scheme.map { ["http", "https"].contains($0.lowercased()) } == true ? $0 : nil
-            })
+            url: notification.url.flatMap { WebAddress.isValid($0) ? $0 : nil })
         send(id: id, title: title, body: body, target: target)
     }
 

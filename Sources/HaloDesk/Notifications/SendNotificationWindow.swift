@@ -185,6 +185,7 @@ final class SendNotificationWindow {
             guard !detail.isEmpty else { throw FieldValueError("List the aliases of the devices to send to.", field: "audience") }
             draft.audience = .aliases(detail)
         }
+        if let link { draft.instance = (link.moduleId, link.id) }
         if isScheduled {
             guard let sendOn else { throw FieldValueError("Pick when the notification goes out.", field: "sendOn") }
             guard sendOn > Date().timeIntervalSince1970 * 1000 else {
@@ -203,24 +204,13 @@ final class SendNotificationWindow {
         }
         showProblem(nil, at: nil)
         sendButton.isSensitive = false
-        let core = core, link = link
+        let core = core
         Task { @MainActor in
             defer {
                 self.completedRequests += 1
                 self.updatePreview()
             }
             do throws(HaloError) {
-                var draft = draft
-                if let link {
-                    // The server needs the instance's module with it.
-                    guard
-                        let instance = try await core.content.search(query: SearchQuery().instanceIds([link.id]).skipPagination()).instances
-                            .first
-                    else {
-                        return self.showProblem("“\(link.name)” no longer exists: pick another instance.", at: "link")
-                    }
-                    draft.instance = (instance.moduleId, link.id)
-                }
                 let sent = try await core.sendPush(draft)
                 self.toast(
                     sent.status == .scheduled
@@ -254,7 +244,6 @@ final class SendNotificationWindow {
                 row.removeCSSClass("error")
             }
         }
-        if field == "link" { linkPicker.button.grabFocus() }
     }
 
     private func toast(_ message: String) {

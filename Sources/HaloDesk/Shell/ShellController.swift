@@ -164,7 +164,6 @@ final class ShellController {
     /// A desktop notification was clicked: opens what it links to (an instance, or a web page in
     /// the browser) and tells the server it was opened.
     func openNotification(_ text: String) {
-        window.window.present()
         guard let target = NotificationTarget(text: text) else { return }
         desktopNotifications.withdraw(target.notificationId)
         if target.notificationId != DesktopNotifications.summaryId, let notifications = session?.notifications {

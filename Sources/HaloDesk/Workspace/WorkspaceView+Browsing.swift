@@ -64,15 +64,19 @@ extension WorkspaceView {
         BenchmarkMarks.markNextPaint(of: table.columnView, "painted \(name)")
     }
 
+    /// The instance `id` as the server (or, by the session's policy, the offline copy) has it now;
+    /// nil when it does not exist.
+    func fetchInstance(id: String) async throws(HaloError) -> ContentInstance? {
+        try await session.core.content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first
+    }
+
     /// Opens an instance by id (relation links): switches to its module and shows it.
     func openInstance(id: String) {
         confirmLeavingEdits { [weak self] in
             guard let self else { return }
-            let content = self.session.core.content
             Task { @MainActor in
                 do throws(HaloError) {
-                    guard let instance = try await content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first
-                    else {
+                    guard let instance = try await self.fetchInstance(id: id) else {
                         self.toast("The related instance no longer exists.")
                         return
                     }

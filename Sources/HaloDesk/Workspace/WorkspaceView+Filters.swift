@@ -93,9 +93,7 @@ extension WorkspaceView {
             }
             guard let answer = try? await content.search(query: query, offlinePolicy: connection.readPolicy) else { return [] }
             let modules = self?.sidebar.moduleNames ?? [:]
-            return answer.instances.compactMap { instance in
-                instance.id.map { InstanceChoice(id: $0, name: instance.name, moduleName: modules[instance.moduleId]) }
-            }
+            return answer.instances.compactMap { InstanceChoice($0, moduleNames: modules) }
         }
     }
 }

@@ -58,12 +58,11 @@ extension WorkspaceView {
 
     /// Reads the open instance again: shows the server's version when nothing is edited, else the banner.
     private func followOpenInstance(id: String, author: String?) {
-        let content = session.core.content
         Task { @MainActor in
             defer { self.liveRefreshes += 1 }
             let current: ContentInstance?
             do throws(HaloError) {
-                current = try await content.search(query: SearchQuery().instanceIds([id]).skipPagination()).instances.first
+                current = try await self.fetchInstance(id: id)
             } catch {
                 return  // the list's own read says what went wrong
             }

@@ -55,8 +55,7 @@ extension WorkspaceView {
         else { return [:] }
         let modules = sidebar.moduleNames
         return Dictionary(
-            found.instances.compactMap { instance in
-                instance.id.map { ($0, InstanceChoice(id: $0, name: instance.name, moduleName: modules[instance.moduleId])) }
-            }, uniquingKeysWith: { first, _ in first })
+            found.instances.compactMap { InstanceChoice($0, moduleNames: modules).map { ($0.id, $0) } },
+            uniquingKeysWith: { first, _ in first })
     }
 }

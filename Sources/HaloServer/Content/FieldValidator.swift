@@ -45,9 +45,9 @@ enum FieldValidator {
         case .number:
             if value.doubleValue == nil { return fail("must be a number") }
         case .website, .image, .video, .audio:
-            guard let text = value.stringValue, isWebURL(text) else { return fail("must be an http(s) URL") }
+            guard let text = value.stringValue, WebAddress.isValid(text) else { return fail("must be an http(s) URL") }
         case .youtube:
-            guard let text = value.stringValue, isWebURL(text),
+            guard let text = value.stringValue, WebAddress.isValid(text),
                 let host = URL(string: text)?.host?.lowercased(), host.hasSuffix("youtube.com") || host.hasSuffix("youtu.be")
             else { return fail("must be a YouTube URL") }
         case .date, .time:
@@ -91,10 +91,5 @@ enum FieldValidator {
 
     private static func choiceText(_ value: JSONValue) -> String {
         value.stringValue ?? value.jsonString()
-    }
-
-    private static func isWebURL(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host else { return false }
-        return (scheme == "http" || scheme == "https") && !host.isEmpty
     }
 }

@@ -58,8 +58,7 @@ enum PushSchedules {
                     throw APIError.badRequest("'payload.notification.\(key)' is longer than 1000 characters")
                 }
             }
-            if let url = data["url"]?.stringValue, let scheme = URL(string: url)?.scheme?.lowercased(), !["http", "https"].contains(scheme)
-            {
+            if let url = data["url"], url != .null, !(url.stringValue.map(WebAddress.isValid) ?? false) {
                 throw APIError.badRequest("'payload.data.url' must be an http or https address")
             }
             if data["instance"] != nil && data["module"] == nil {
@@ -132,14 +131,18 @@ enum PushSchedules {
         return .object(json)
     }
 
-    /// Receipt, open and dismiss counts of each schedule (distinct devices, so a retried report
-    /// counts once).
-    static func activityCounts(in db: Database) throws -> [String: [String: Int]] {
+    /// Receipt, open and dismiss counts of the schedules `ids` (distinct devices, so a retried
+    /// report counts once).
+    static func activityCounts(of ids: [String], in db: Database) throws -> [String: [String: Int]] {
+        guard !ids.isEmpty else { return [:] }
         var counts: [String: [String: Int]] = [:]
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         for row in try Row.fetchAll(
             db,
-            sql:
-                "SELECT schedule, action, count(DISTINCT device) AS n FROM \(PushActivityRecord.databaseTableName) GROUP BY schedule, action"
+            sql: """
+                SELECT schedule, action, count(DISTINCT device) AS n FROM \(PushActivityRecord.databaseTableName)
+                WHERE schedule IN (\(marks)) GROUP BY schedule, action
+                """, arguments: StatementArguments(ids)
         ) {
             counts[row["schedule"], default: [:]][row["action"]] = row["n"]
         }

@@ -78,9 +78,9 @@ enum EventRoutes {
                 try await write(": heartbeat\n\n")
             case .events(let events):
                 // The device as it is now (its tags may have changed); a renewed secret ends the stream.
-                let device: DeviceRecord? =
+                let device: Recipient? =
                     if let credential, events.contains(where: { $0.audience != nil }) {
-                        try await env.database.read { db in try credential.device(in: db) }
+                        Recipient(try await env.database.read { db in try credential.device(in: db) })
                     } else { nil }
                 var text = ""
                 for event in events where isFor(device, event) {
@@ -93,8 +93,21 @@ enum EventRoutes {
         }
     }
 
+    /// What decides whether a notification is for the stream's device, read once per batch.
+    private struct Recipient {
+        let alias: String
+        let appId: Int64
+        let tagIds: Set<String>
+
+        init(_ device: DeviceRecord) {
+            alias = device.alias
+            appId = device.appId
+            tagIds = device.tagIds
+        }
+    }
+
     /// Whether a stream for `device` (nil: no device credential) carries `event`.
-    private static func isFor(_ device: DeviceRecord?, _ event: EventLog.Event) -> Bool {
+    private static func isFor(_ device: Recipient?, _ event: EventLog.Event) -> Bool {
         guard let audienceJSON = event.audience else { return true }
         guard let device, let audience = try? NotificationAudience(json: audienceJSON) else { return false }
         return audience.includes(alias: device.alias, appId: device.appId, tagIds: device.tagIds)

@@ -31,8 +31,8 @@ enum PushRoutes {
         router.get("/api/push/schedule") { request, _ in
             let history = try await env.read(request) { db, principal in
                 guard principal.canEdit else { throw APIError.forbidden("Only editors see the notifications sent") }
-                let counts = try PushSchedules.activityCounts(in: db)
                 let schedules = try PushScheduleRecord.order(Column("created_at").desc, Column("id").desc).limit(historyLimit).fetchAll(db)
+                let counts = try PushSchedules.activityCounts(of: schedules.map(\.id), in: db)
                 return JSONValue.array(try schedules.map { try PushSchedules.render($0, activity: counts[$0.id] ?? [:]) })
             }
             return JSONResponse.make(history)

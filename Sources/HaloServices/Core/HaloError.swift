@@ -10,6 +10,7 @@ public typealias JSONValueError = HaloContentStore.JSONValueError
 public typealias FieldType = HaloContentStore.FieldType
 public typealias LocaleCode = HaloContentStore.LocaleCode
 public typealias HexColor = HaloContentStore.HexColor
+public typealias WebAddress = HaloContentStore.WebAddress
 
 /// Every failure the SDK reports. Each case carries a sentence fit to show a user, and server
 /// failures keep the HTTP status and the server's own message (PROTOCOL §2.1).

@@ -24,6 +24,8 @@ public final class NotificationsAddon: Addon {
     public let addonName = "HaloNotifications"
     /// Schedule ids remembered for de-duplication.
     static let rememberedSchedules = 500
+    /// How often the place in the stream is written down while only content changes arrive.
+    static let progressSaveInterval: Duration = .seconds(2)
 
     private struct State {
         var delegate: (any NotificationsDelegate)?
@@ -108,8 +110,10 @@ public final class NotificationsAddon: Addon {
         let progress = NotificationProgress(core: core)
         let task = Task { [weak self] in
             var handled = progress.load()
+            var saved = handled
+            var lastSave = ContinuousClock.now
             for await event in Self.events(core, after: handled.lastEventId) {
-                guard let self, !Task.isCancelled else { return }
+                guard let self, !Task.isCancelled else { break }
                 switch event {
                 case .notification(let eventId, let notification):
                     if let schedule = notification.scheduleId, handled.schedules.contains(schedule) {
@@ -125,8 +129,16 @@ public final class NotificationsAddon: Addon {
                     self.publish(.reset(latestId: latestId))
                     handled.lastEventId = latestId
                 }
-                progress.save(handled)
+                // A delivered notification is written down at once (never shown twice); content
+                // changes at most every `progressSaveInterval` (a burst is not a burst of writes;
+                // replaying a few after a restart only refreshes a list).
+                let isNotification = if case .notification = event { true } else { false }
+                if isNotification || ContinuousClock.now - lastSave >= Self.progressSaveInterval {
+                    progress.save(handled)
+                    (saved, lastSave) = (handled, .now)
+                }
             }
+            if handled != saved { progress.save(handled) }
         }
         state.withLock {
             $0.follower?.cancel()

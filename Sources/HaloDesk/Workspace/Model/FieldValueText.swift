@@ -38,7 +38,7 @@ enum FieldValueText {
         switch kind {
         case .text, .longText: return .string(text)
         case .link:
-            guard let url = URL(string: trimmed), ["http", "https"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false else {
+            guard WebAddress.isValid(trimmed) else {
                 throw FieldValueError("“\(field)” must be a web address starting with https:// or http://.", field: field)
             }
             return .string(trimmed)

@@ -1,11 +1,22 @@
 import CGtk
 import Foundation
+import HaloServices
 
 /// An instance a picker offers: what it stores (the id) and what it shows (name and module).
 struct InstanceChoice: Equatable, Sendable {
     let id: String
     let name: String
+    let moduleId: String
     let moduleName: String?
+
+    /// `instance` as a choice, its module named from `moduleNames` (nil for one not saved yet).
+    init?(_ instance: ContentInstance, moduleNames: [String: String]) {
+        guard let id = instance.id else { return nil }
+        self.id = id
+        name = instance.name
+        moduleId = instance.moduleId
+        moduleName = moduleNames[instance.moduleId]
+    }
 
     var label: String { moduleName.map { "\(name) — \($0)" } ?? name }
 }
