@@ -4,7 +4,9 @@
 #  - peak RSS with a 100,000-instance module listed (measure-large-module.sh);
 #  - reopening that module online and offline, and the longest frame offline (measure-reopen.sh);
 #  - opening the filter builder on a module of 50 fields, against the About window
-#    (measure-filter-builder.sh).
+#    (measure-filter-builder.sh);
+#  - a save by another client to the row painted in the list, against the save's round trip and
+#    the event on a raw stream (measure-live-updates.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=bench-artifacts/app
@@ -18,3 +20,4 @@ bash scripts/gui-session.sh bash Benchmarks/app/measure.sh "$out"
 bash scripts/gui-session.sh bash Benchmarks/app/measure-large-module.sh "$out" 2>&1 | grep -v dbus-daemon
 bash scripts/gui-session.sh bash Benchmarks/app/measure-reopen.sh "$out" 2>&1 | grep -v dbus-daemon
 bash scripts/gui-session.sh bash Benchmarks/app/measure-filter-builder.sh "$out" 2>&1 | grep -v dbus-daemon
+bash scripts/gui-session.sh bash Benchmarks/app/measure-live-updates.sh "$out" 2>&1 | grep -v dbus-daemon

@@ -4,7 +4,7 @@
 #
 # Prints, each next to its floor measured in the same run:
 # - server memory (RSS) with no stream and with STREAMS idle streams open: target ≤ 50 MB more;
-# - search p50 with no stream (before and after, the floor) and with the streams open: target
+# - search p50 with no stream (the floor) and with the streams open, in alternated rounds: target
 #   within 10 %;
 # - server CPU while the streams sit idle (heartbeats every 15 s);
 # - save → event on another connection, p50/p99, next to the save's own round trip, with the
@@ -36,7 +36,7 @@ start_server "$DATA" --limit "event-streams-per-token=$((STREAMS + 8))"
 echo "== halo-server pid $SERVER_PID on port $PORT ($STREAMS streams, $SAVES saves, $SEARCHES searches per round)"
 
 python3 - "$PORT" "$SERVER_PID" "$CLIENT_ID" "$CLIENT_SECRET" "$STREAMS" "$SAVES" "$SEARCHES" "$IDLE_SECONDS" <<'PY'
-import http.client, json, os, selectors, socket, statistics, sys, threading, time, urllib.parse
+import http.client, json, multiprocessing, os, selectors, socket, statistics, sys, time, urllib.parse
 
 port, pid = int(sys.argv[1]), sys.argv[2]
 client_id, client_secret = sys.argv[3], sys.argv[4]
@@ -64,15 +64,19 @@ headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json
 connection.request("GET", "/api/generalcontent/module/", headers=headers)
 module = json.loads(connection.getresponse().read())["items"][0]["id"]
 
+search_cpu = []  # the server's CPU ms per search, each round
+
 def search_p50():
     body = json.dumps({"moduleIds": [module], "pagination": {"page": 1, "limit": 20}})
     times = []
+    cpu = cpu_seconds()
     for _ in range(searches):
         start = time.perf_counter()
         connection.request("POST", "/api/generalcontent/instance/search", body, headers)
         response = connection.getresponse(); response.read()
         assert response.status == 200, response.status
         times.append((time.perf_counter() - start) * 1000)
+    search_cpu.append((cpu_seconds() - cpu) / searches * 1000)
     return statistics.median(times)
 
 def open_stream():
@@ -88,30 +92,79 @@ def open_stream():
     sock.setblocking(False)
     return sock
 
-# Idle streams read in the background, as real clients would.
-selector = selectors.DefaultSelector()
-stop = threading.Event()
-def drain():
-    while not stop.is_set():
-        for key, _ in selector.select(timeout=0.2):
-            try:
-                if not key.fileobj.recv(65536): selector.unregister(key.fileobj)
-            except BlockingIOError:
-                pass
+# Idle streams are held and read by a process of their own, as real clients would be: reading a
+# thousand sockets in this process would compete with the timed searches for its interpreter.
+def hold_streams(pipe):
+    selector = selectors.DefaultSelector()
+    selector.register(pipe, selectors.EVENT_READ)
+    opened = []
+    while True:
+        ready = selector.select()
+        while ready:
+            key, _ = ready.pop(0)
+            if key.fileobj is not pipe:
+                try:
+                    if not key.fileobj.recv(65536): selector.unregister(key.fileobj)
+                except (BlockingIOError, KeyError, ValueError):
+                    pass
+                continue
+            command = pipe.recv()
+            ready = []  # a command may close sockets this batch still names: select again
+            if command == "open":
+                start = time.perf_counter()
+                try:
+                    opened = [open_stream() for _ in range(streams)]
+                except SystemExit as refusal:
+                    pipe.send(str(refusal)); continue
+                for sock in opened: selector.register(sock, selectors.EVENT_READ)
+                pipe.send(time.perf_counter() - start)
+            elif command == "close":
+                for sock in opened:
+                    try: selector.unregister(sock)
+                    except (KeyError, ValueError): pass  # the server closed it first
+                    sock.close()
+                opened = []
+                pipe.send("closed")
+            else:
+                return
 
-search_p50()  # warm-up (page cache, allocator), not counted
-floor_before = search_p50()
+commands, holder_end = multiprocessing.Pipe()
+holder = multiprocessing.get_context("fork").Process(target=hold_streams, args=(holder_end,), daemon=True)
+holder.start()
+
+def open_streams():
+    commands.send("open")
+    answer = commands.recv()
+    if isinstance(answer, str): raise SystemExit(answer)
+    return answer
+
+def close_streams():
+    commands.send("close"); commands.recv()
+    # A stream's slot is freed when a write to it fails (the first write after the close may still
+    # succeed): commits wake every stream at once.
+    for _ in range(3):
+        connection.request("POST", "/api/generalcontent/instance", json.dumps({"module": module, "name": "Wake"}), headers)
+        connection.getresponse().read()
+        time.sleep(0.5)
+
+for _ in range(3): search_p50()  # warm-up (page cache, allocator, code paths), not counted
+search_cpu.clear()
+# Alternated rounds, without and with the streams open, so drift on a shared machine falls on both.
+rounds = 3
+without, with_open = [search_p50()], []
 rss_before = rss_mb()
-opened = []
-start = time.perf_counter()
-for _ in range(streams):
-    sock = open_stream(); opened.append(sock); selector.register(sock, selectors.EVENT_READ)
-open_seconds = time.perf_counter() - start
-reader = threading.Thread(target=drain, daemon=True); reader.start()
-time.sleep(2)
-rss_with = rss_mb()
-cpu_start = cpu_seconds(); time.sleep(idle_seconds); idle_cpu = cpu_seconds() - cpu_start
-with_streams = search_p50()
+for turn in range(rounds):
+    open_seconds = open_streams()
+    time.sleep(2)
+    if turn == 0:
+        rss_with = rss_mb()
+        cpu_start = cpu_seconds(); time.sleep(idle_seconds); idle_cpu = cpu_seconds() - cpu_start
+    with_open.append(search_p50())
+    if turn < rounds - 1:
+        close_streams()
+        without.append(search_p50())
+floor = statistics.median(without)
+with_streams = statistics.median(with_open)
 
 # Save → event: one listener apart from the idle crowd, which every commit wakes too.
 listener = socket.create_connection(("127.0.0.1", port))
@@ -132,19 +185,22 @@ for n in range(saves):
     buffer = buffer[buffer.index(marker):]
 listener.close()
 
-stop.set(); reader.join()
-for sock in opened: sock.close()
-time.sleep(1)
-floor_after = search_p50()
-floor = statistics.median([floor_before, floor_after])
+close_streams()
+without.append(search_p50())
+commands.send("exit"); holder.join()
+floor = statistics.median(without)
 
 print(f"   opening {streams} streams: {open_seconds:.2f} s")
 print(f"   server RSS: {rss_before:.1f} MB without streams, {rss_with:.1f} MB with {streams} idle streams: "
       f"+{rss_with - rss_before:.1f} MB (target ≤ 50 MB)")
 print(f"   server CPU while {streams} streams sat idle for {idle_seconds} s: {idle_cpu:.2f} s "
       f"({idle_cpu / idle_seconds * 100:.1f} % of one core)")
-print(f"   search p50: {floor_before:.2f} ms before, {floor_after:.2f} ms after (floor {floor:.2f} ms); "
-      f"with the streams open {with_streams:.2f} ms = {with_streams / floor:.2f}x the floor (target ≤ 1.10x)")
+print(f"   search p50, {searches} searches a round, rounds alternated: without streams "
+      f"{', '.join(f'{x:.2f}' for x in without)} ms (floor, median {floor:.2f} ms); with {streams} streams open "
+      f"{', '.join(f'{x:.2f}' for x in with_open)} ms (median {with_streams:.2f} ms) = {with_streams / floor:.2f}x the floor (target ≤ 1.10x)")
+# Rounds ran without, with, without, … : even indexes are without streams.
+print(f"   server CPU per search: {statistics.median(search_cpu[0::2]):.2f} ms without streams, "
+      f"{statistics.median(search_cpu[1::2]):.2f} ms with them")
 print(f"   save → event on another connection, {streams} idle streams open: p50 {statistics.median(latencies):.1f} ms, "
       f"p99 {percentile(latencies, 99):.1f} ms; the save's own round trip p50 {statistics.median(save_times):.1f} ms "
       f"= {statistics.median(latencies) / statistics.median(save_times):.2f}x (target: change shown ≤ 200 ms)")

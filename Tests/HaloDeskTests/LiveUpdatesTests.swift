@@ -85,6 +85,23 @@ final class LiveUpdatesTests: XCTestCase {
             XCTAssertFalse(view.changeBannerShowButton.isVisible, "nothing to compare with")
             XCTAssertEqual(view.editor.nameEntry.text, "Still Typing")
             XCTAssertTrue(harness.pump(timeout: 5) { view.pager.totalItems == 150 }, "the list follows the deletion")
+
+            // A burst elsewhere is a few refreshes, not one per change.
+            harness.pump(timeout: 0.3) { false }
+            let beforeBurst = view.liveRefreshes
+            let burstStarted = Date()
+            _ = try WorkspaceHarness.wait {
+                for index in 0..<30 {
+                    _ = try await checker.content.save(ContentInstance(moduleId: moduleId, name: "Burst \(index)"))
+                }
+            }
+            let burstSeconds = Date().timeIntervalSince(burstStarted)
+            XCTAssertTrue(harness.pump(timeout: 5) { view.pager.totalItems == 180 }, "the list follows the burst")
+            let burstRefreshes = view.liveRefreshes - beforeBurst
+            XCTAssertLessThanOrEqual(
+                burstRefreshes, Int(burstSeconds / 0.12) + 3,
+                "at most one refresh per \(WorkspaceView.liveRefreshDelay) (\(burstSeconds) s)")
+            XCTAssertLessThan(burstRefreshes, 30)
         }
     }
 

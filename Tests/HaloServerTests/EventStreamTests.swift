@@ -6,7 +6,8 @@ import XCTest
 /// The live event stream (`GET /api/events`, our extension): content changes arrive on open
 /// streams, a reconnect with `Last-Event-ID` receives exactly what was missed (also across a
 /// server restart), ids older than the retention get `reset`, heartbeats keep quiet streams
-/// alive, and streams have limits of their own.
+/// alive, streams have limits of their own, and a change reaches only streams that could read the
+/// instance (drafts, segmentation).
 final class EventStreamTests: XCTestCase {
     var server: TestServer!
     var editor: String!
@@ -170,5 +171,92 @@ final class EventStreamTests: XCTestCase {
         XCTAssertEqual(noToken.status, 401)
         let badId = try await open(lastEventId: "-3")
         XCTAssertEqual(badId.status, 400)
+    }
+
+    /// Creates an instance with `publishedAt` (nil: a draft) and segmentation `tags`; returns its id.
+    func create(_ name: String, published: Bool, tags: [(String, String)] = []) async throws -> String {
+        var body: [String: JSONValue] = [
+            "module": .string(moduleId), "name": .string(name),
+            "tags": .array(tags.map { .object(["name": .string($0.0), "value": .string($0.1)]) }),
+        ]
+        if published { body["publishedAt"] = .number(Double(Date().timeIntervalSince1970 * 1000)) }
+        let answer = try await server.call("POST", "/api/generalcontent/instance", token: editor, body: .json(.object(body)))
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
+        return try XCTUnwrap(answer.json["id"]?.stringValue)
+    }
+
+    func testAChangeReachesOnlyStreamsThatCouldReadTheInstance() async throws {
+        try await start()
+        let app = try await server.appToken()
+        let ios = try await server.registerDevice(token: app, alias: "ios-phone", tags: [("Platform Name", "ios")])
+        let android = try await server.registerDevice(token: app, alias: "android-phone", tags: [("Platform Name", "android")])
+        let editorStream = try await open()
+        let appStream = try await open(token: app)
+        let iosStream = try await EventStreamClient.open(port: server.server.port, token: app, headers: ios.headers)
+        let androidStream = try await EventStreamClient.open(port: server.server.port, token: app, headers: android.headers)
+        for stream in [editorStream, appStream, iosStream, androidStream] { XCTAssertEqual(stream.status, 200) }
+
+        let draft = try await create("Draft", published: false)
+        let everyone = try await create("For everyone", published: true)
+        let iosOnly = try await create("For iOS", published: true, tags: [("Platform Name", "ios")])
+        // Publishing the draft makes it readable: everyone hears of that change.
+        let publish = try await server.call(
+            "PUT", "/api/generalcontent/instance/\(draft)", token: editor,
+            body: .json(["publishedAt": .number(Double(Date().timeIntervalSince1970 * 1000))]))
+        XCTAssertEqual(publish.status, 200)
+        let marker = try await create("Last", published: true)
+
+        func heard(_ stream: EventStreamClient) async -> [String] {
+            var seen: [String] = []
+            while let event = await stream.nextEvent(timeout: 5) {
+                guard event.event == "content" else { continue }  // an id alone: a skipped event
+                seen.append(changes([event])[0])
+                if event.json["instance"]?.stringValue == marker { break }
+            }
+            return seen
+        }
+        let all = ["created \(draft)", "created \(everyone)", "created \(iosOnly)", "updated \(draft)", "created \(marker)"]
+        let editorHeard = await heard(editorStream)
+        XCTAssertEqual(editorHeard, all, "editors hear of everything, drafts included")
+        let appHeard = await heard(appStream)
+        XCTAssertEqual(
+            appHeard, ["created \(everyone)", "created \(iosOnly)", "updated \(draft)", "created \(marker)"],
+            "an app token hears of no draft; without a device it may read every segment")
+        let iosHeard = await heard(iosStream)
+        XCTAssertEqual(iosHeard, ["created \(everyone)", "created \(iosOnly)", "updated \(draft)", "created \(marker)"])
+        let androidHeard = await heard(androidStream)
+        XCTAssertEqual(
+            androidHeard, ["created \(everyone)", "updated \(draft)", "created \(marker)"],
+            "a device outside the instance's segment does not hear of it")
+
+        // A skipped event still moves the stream's id: a reconnect from the android stream's last
+        // id gets nothing old again.
+        let resumed = try await EventStreamClient.open(
+            port: server.server.port, token: app, lastEventId: androidStream.lastEventId, headers: android.headers)
+        let again = await resumed.events(for: 1)
+        XCTAssertEqual(changes(again.filter { $0.event == "content" }), [])
+    }
+
+    func testADeviceHoldsALimitedNumberOfStreams() async throws {
+        try await start { limits in limits.eventStreamsPerDevice = 1 }
+        let app = try await server.appToken()
+        let device = try await server.registerDevice(token: app, alias: "desk")
+        var first: EventStreamClient? = try await EventStreamClient.open(port: server.server.port, token: app, headers: device.headers)
+        XCTAssertEqual(first?.status, 200)
+        let second = try await EventStreamClient.open(port: server.server.port, token: app, headers: device.headers)
+        XCTAssertEqual(second.status, 429, "one stream per device here")
+        XCTAssertEqual(second.headers["retry-after"], "30")
+        let plain = try await open(token: app)
+        XCTAssertEqual(plain.status, 200, "the same token without the device credential is counted apart")
+
+        first = nil  // the client goes away: its slot is freed once the server notices
+        var reopened = 0
+        for _ in 0..<50 where reopened != 200 {
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await create("Wake the streams")  // a write fails on the closed socket
+            reopened = try await EventStreamClient.open(port: server.server.port, token: app, headers: device.headers).status
+        }
+        XCTAssertEqual(reopened, 200, "the device's slot is free again")
+        XCTAssertNil(first)
     }
 }

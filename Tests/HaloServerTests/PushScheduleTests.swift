@@ -22,24 +22,8 @@ final class PushScheduleTests: XCTestCase {
         await server?.stop()
     }
 
-    struct RegisteredDevice {
-        var id: String
-        var alias: String
-        var secret: String
-        var headers: [String: String] { ["X-Halo-Device": id, "X-Halo-Device-Secret": secret] }
-    }
-
     func register(alias: String, tags: [(String, String)] = [], appId: Int = 1) async throws -> RegisteredDevice {
-        let answer = try await server.call(
-            "POST", "/api/segmentation/appuser", token: app,
-            body: .json([
-                "alias": .string(alias), "appId": .number(Double(appId)),
-                "tags": .array(tags.map { .object(["name": .string($0.0), "value": .string($0.1)]) }),
-            ]))
-        XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
-        return RegisteredDevice(
-            id: try XCTUnwrap(answer.json["id"]?.stringValue), alias: alias,
-            secret: try XCTUnwrap(answer.json["eventStreamSecret"]?.stringValue, "a new device gets its stream secret"))
+        try await server.registerDevice(token: app, alias: alias, tags: tags, appId: appId)
     }
 
     func stream(for device: RegisteredDevice?) async throws -> EventStreamClient {

@@ -92,9 +92,14 @@ final class OfflineTestServer: @unchecked Sendable {
 
     /// The configuration of `core(baseURL:)`: app credentials of the test client, fresh folders.
     func sdkConfiguration(baseURL: URL? = nil) throws -> HaloConfiguration {
+        try Self.sdkConfiguration(baseURL: baseURL ?? self.baseURL, client: client)
+    }
+
+    /// An SDK configuration for `client` of the server at `baseURL` (e.g. a child process), fresh folders.
+    static func sdkConfiguration(baseURL: URL, client: ClientCredentials) throws -> HaloConfiguration {
         var configuration = HaloConfiguration()
         configuration.appCredentials = Credentials(clientId: client.clientId, clientSecret: client.clientSecret)
-        configuration.environment = .custom((baseURL ?? self.baseURL).absoluteString)
+        configuration.environment = .custom(baseURL.absoluteString)
         configuration.dataDirectory = try temporaryDirectory("sdk-data")
         configuration.cacheDirectory = try temporaryDirectory("sdk-cache")
         return configuration

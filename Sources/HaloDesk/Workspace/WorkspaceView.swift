@@ -100,8 +100,13 @@ final class WorkspaceView {
     /// Changes made elsewhere not applied yet (they are gathered for `liveRefreshDelay`).
     var changedElsewhere: [ContentChange] = []
     /// The server said to resync everything shown.
+    /// Instances changed elsewhere whose rows the benchmark waits to see painted (filled only
+    /// under `HALO_DESK_MARKS`, Benchmarks/app/measure-live-updates.sh).
+    var liveChangesAwaitingPaint: Set<String> = []
     var resyncPending = false
     var isLiveRefreshScheduled = false
+    /// When changes made elsewhere were last applied (the next waits out `liveRefreshDelay` from it).
+    var lastLiveRefresh: ContinuousClock.Instant?
     /// True while the open instance's save is on its way (its own change event is not someone else's).
     var isSavingOpenInstance = false
     /// The open instance as the server has it now, while the change banner is shown.
@@ -220,6 +225,7 @@ final class WorkspaceView {
             }
             view.table.refresh(range)
             view.markFirstRowsPainted(loaded: range)
+            view.markLiveChangesPainted(loaded: range)
             view.bulk.updateFields(view.fieldCatalog.fields(moduleId: view.pager.moduleId ?? ""))
         }
         pager.onError = weakly(self) { view, message in view.toast(message) }

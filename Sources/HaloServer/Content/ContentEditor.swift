@@ -68,7 +68,7 @@ struct ContentEditor {
         instance.updatedBy = principal.displayName
         instance.revision = (current.revision ?? 0) + 1
         try ContentTables.upsert(instance, in: db)
-        try record(.updated, instance)
+        try record(.updated, instance, before: current)
         return instance
     }
 
@@ -85,10 +85,10 @@ struct ContentEditor {
 
     /// Soft delete: `deletedAt` is set so the next incremental sync reports the id.
     func delete(id: String) throws -> WireInstance {
-        _ = try liveInstance(id)
+        let current = try liveInstance(id)
         guard let deleted = try ContentTables.softDelete(id: id, at: clock.next(), by: principal.displayName, in: db)
         else { throw APIError.notFound("Instance \(id) not found") }
-        try record(.deleted, deleted)
+        try record(.deleted, deleted, before: current)
         return deleted
     }
 
@@ -103,10 +103,12 @@ struct ContentEditor {
     }
 
     /// The live event for a change to `instance` (same transaction, so it exists iff the change does).
-    private func record(_ change: EventLog.Change, _ instance: WireInstance) throws {
+    /// Only those who could read the instance, before or after, learn of it (`ContentReaders`).
+    private func record(_ change: EventLog.Change, _ instance: WireInstance, before: WireInstance? = nil) throws {
         let stamp = instance.deletedAt ?? instance.updatedAt ?? instance.createdAt ?? clock.current()
         try EventLog.recordContentChange(
-            change, module: instance.module, instance: instance.id, by: principal.displayName, at: stamp, in: db)
+            change, module: instance.module, instance: instance.id, readers: EventLog.ContentReaders(before: before, after: instance),
+            by: principal.displayName, at: stamp, in: db)
     }
 
     private func liveInstance(_ id: String) throws -> WireInstance {

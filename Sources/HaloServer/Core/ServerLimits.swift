@@ -44,6 +44,9 @@ public struct ServerLimits: Sendable {
     public var eventStreams = 2048
     /// Event streams held open for one access token; more get 429 with `Retry-After`.
     public var eventStreamsPerToken = 8
+    /// Event streams held open with one device's credential; more get 429 with `Retry-After`. A few,
+    /// not one: a stream cut by a dropped network may linger until its next heartbeat fails.
+    public var eventStreamsPerDevice = 4
     /// How long events are kept for clients that reconnect; an older `Last-Event-ID` gets `reset`.
     public var eventRetention: Duration = .seconds(7 * 24 * 3600)
     /// A comment line is sent on an otherwise quiet stream this often, so proxies keep it open
@@ -84,7 +87,8 @@ extension ServerLimits {
             "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
             "idle-timeout": \.idleTimeoutSeconds, "stall-timeout": \.stallTimeoutSeconds,
             "min-transfer-rate": \.minimumTransferRate, "event-streams": \.eventStreams,
-            "event-streams-per-token": \.eventStreamsPerToken, "event-retention": \.eventRetentionSeconds,
+            "event-streams-per-token": \.eventStreamsPerToken,
+            "event-streams-per-device": \.eventStreamsPerDevice, "event-retention": \.eventRetentionSeconds,
             "event-heartbeat": \.eventHeartbeatSeconds,
         ]
     }

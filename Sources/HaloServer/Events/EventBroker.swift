@@ -15,6 +15,7 @@ final class EventBroker: Sendable {
     private struct State {
         var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
         var streamsByToken: [String: Int] = [:]
+        var streamsByDevice: [String: Int] = [:]
         /// The latest events, contiguous by id, oldest first.
         var recent: [EventLog.Event] = []
         /// The newest id published (nil until the first commit observed).
@@ -54,19 +55,21 @@ final class EventBroker: Sendable {
         }
     }
 
-    /// A stream's place: its wake-ups, and the slot it holds until `close`.
+    /// A stream's place: its wake-ups, and the slots it holds until `close`.
     struct Subscription: Sendable {
         let id: UUID
         let wakeUps: AsyncStream<Void>
         let token: String
+        let device: String?
         fileprivate let continuation: AsyncStream<Void>.Continuation
 
         /// Wakes this stream alone (it has more to read).
         func wake() { continuation.yield() }
     }
 
-    /// Admits a stream for `token`, or throws 429 / 503 past the per-token / overall limits.
-    func subscribe(token: String) throws -> Subscription {
+    /// Admits a stream for `token` (and `device`, when opened with a device credential), or throws
+    /// 429 past the per-token or per-device limit and 503 past the overall one.
+    func subscribe(token: String, device: String? = nil) throws -> Subscription {
         let id = UUID()
         let (wakeUps, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         try state.withLock { state in
@@ -75,29 +78,41 @@ final class EventBroker: Sendable {
                     .serviceUnavailable, "The server holds as many event streams as it allows (\(limits.eventStreams)); try again later",
                     retryAfterSeconds: 30)
             }
-            let held = state.streamsByToken[token, default: 0]
-            if held >= limits.eventStreamsPerToken {
-                throw APIError(
-                    .tooManyRequests,
-                    "This token already has \(held) event streams open, the most allowed (\(limits.eventStreamsPerToken)); close one first",
-                    retryAfterSeconds: 30)
+            // Both checked before either is counted, so a refusal holds no slot.
+            try Self.checkRoom(for: token, in: state.streamsByToken, limit: limits.eventStreamsPerToken, holder: "This token")
+            if let device {
+                try Self.checkRoom(for: device, in: state.streamsByDevice, limit: limits.eventStreamsPerDevice, holder: "This device")
+                state.streamsByDevice[device, default: 0] += 1
             }
-            state.streamsByToken[token] = held + 1
+            state.streamsByToken[token, default: 0] += 1
             state.subscribers[id] = continuation
         }
         continuation.yield()  // the first wake-up sends what the client missed
-        return Subscription(id: id, wakeUps: wakeUps, token: token, continuation: continuation)
+        return Subscription(id: id, wakeUps: wakeUps, token: token, device: device, continuation: continuation)
     }
 
-    /// Frees the stream's slot.
+    /// Frees the stream's slots (once, however often it is called).
     func close(_ subscription: Subscription) {
         let continuation = state.withLock { state -> AsyncStream<Void>.Continuation? in
-            if let held = state.streamsByToken[subscription.token] {
-                state.streamsByToken[subscription.token] = held > 1 ? held - 1 : nil
-            }
-            return state.subscribers.removeValue(forKey: subscription.id)
+            guard let continuation = state.subscribers.removeValue(forKey: subscription.id) else { return nil }
+            Self.release(subscription.token, in: &state.streamsByToken)
+            if let device = subscription.device { Self.release(device, in: &state.streamsByDevice) }
+            return continuation
         }
         continuation?.finish()
+    }
+
+    /// 429 when `key` already holds `limit` streams.
+    private static func checkRoom(for key: String, in counts: [String: Int], limit: Int, holder: String) throws {
+        let held = counts[key, default: 0]
+        guard held >= limit else { return }
+        throw APIError(
+            .tooManyRequests, "\(holder) already has \(held) event streams open, the most allowed (\(limit)); close one first",
+            retryAfterSeconds: 30)
+    }
+
+    private static func release(_ key: String, in counts: inout [String: Int]) {
+        if let held = counts[key] { counts[key] = held > 1 ? held - 1 : nil }
     }
 
     /// Open streams (for tests and limits).

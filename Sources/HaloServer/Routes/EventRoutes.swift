@@ -8,8 +8,10 @@ import ServiceLifecycle
 /// `GET /api/events`: the live event stream (our extension, docs/protocol.md §23.3), as
 /// Server-Sent Events.
 ///
-/// Any valid token may open one: content-change events carry only what a sync with the same token
-/// would show (module and instance ids, the kind of change, who and when). A client resumes with
+/// Any valid token may open one. A content-change event (module and instance ids, the kind of
+/// change, who and when) reaches only streams that could read the instance: drafts reach editor
+/// tokens only, and a segmented instance reaches a device's stream only when the device carries
+/// one of its tags (`EventLog.ContentReaders`). A client resumes with
 /// the standard `Last-Event-ID` header (or `?lastEventId=`): it receives every event after that
 /// id, or one `reset` event when the id is older than the retention or unknown to this server,
 /// telling it to resync. Without an id the stream starts at the newest event.
@@ -27,11 +29,11 @@ enum EventRoutes {
             let authorization = request.headers[.authorization] ?? ""
             let requested = try lastEventId(request)
             let credential = try deviceCredential(request)
-            let start = try await env.read(request) { db, _ in
+            let (start, canEdit) = try await env.read(request) { db, principal in
                 if let credential { _ = try credential.device(in: db) }
-                return try requested ?? EventLog.latestId(in: db)
+                return (try requested ?? EventLog.latestId(in: db), principal.canEdit)
             }
-            let subscription = try env.events.subscribe(token: authorization)
+            let subscription = try env.events.subscribe(token: authorization, device: credential?.deviceId)
             var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
             // nginx and similar proxies would otherwise buffer the stream.
             if let name = HTTPFields.Element.Name("x-accel-buffering") { headers[name] = "no" }
@@ -40,7 +42,9 @@ enum EventRoutes {
                 body: ResponseBody { writer in
                     defer { env.events.close(subscription) }
                     try await withGracefulShutdownHandler {
-                        try await stream(from: start, subscription, credential, env) { try await writer.write(ByteBuffer(string: $0)) }
+                        try await stream(from: start, subscription, credential, canEdit: canEdit, env) {
+                            try await writer.write(ByteBuffer(string: $0))
+                        }
                         try await writer.finish(nil)
                     } onGracefulShutdown: {
                         env.events.close(subscription)
@@ -52,8 +56,8 @@ enum EventRoutes {
     /// Sends events as they commit until the subscription ends (server shutdown) or a write fails
     /// (the client went away).
     private static func stream(
-        from start: Int64, _ subscription: EventBroker.Subscription, _ credential: DeviceCredential?, _ env: ServerEnvironment,
-        write: (String) async throws -> Void
+        from start: Int64, _ subscription: EventBroker.Subscription, _ credential: DeviceCredential?, canEdit: Bool,
+        _ env: ServerEnvironment, write: (String) async throws -> Void
     ) async throws {
         // Reconnect after 2 s; the first wake-up sends what the client missed.
         try await write("retry: 2000\n\n")
@@ -79,11 +83,12 @@ enum EventRoutes {
             case .events(let events):
                 // The device as it is now (its tags may have changed); a renewed secret ends the stream.
                 let device: Recipient? =
-                    if let credential, events.contains(where: { $0.audience != nil }) {
+                    if let credential, events.contains(where: { $0.audience != nil || (!canEdit && $0.readers != nil) }) {
                         Recipient(try await env.database.read { db in try credential.device(in: db) })
                     } else { nil }
+                let reader = Reader(canEdit: canEdit, hasDevice: credential != nil, device: device)
                 var text = ""
-                for event in events where isFor(device, event) {
+                for event in events where reader.receives(event) {
                     text += "id: \(event.id)\nevent: \(event.kind)\ndata: \(event.data)\n\n"
                 }
                 last = events[events.count - 1].id
@@ -106,11 +111,22 @@ enum EventRoutes {
         }
     }
 
-    /// Whether a stream for `device` (nil: no device credential) carries `event`.
-    private static func isFor(_ device: Recipient?, _ event: EventLog.Event) -> Bool {
-        guard let audienceJSON = event.audience else { return true }
-        guard let device, let audience = try? NotificationAudience(json: audienceJSON) else { return false }
-        return audience.includes(alias: device.alias, appId: device.appId, tagIds: device.tagIds)
+    /// Who holds the stream: the token's rights, and the device it was opened for (read when a batch
+    /// has events addressed or restricted).
+    private struct Reader {
+        let canEdit: Bool
+        let hasDevice: Bool
+        let device: Recipient?
+
+        func receives(_ event: EventLog.Event) -> Bool {
+            if let audienceJSON = event.audience {
+                guard let device, let audience = try? NotificationAudience(json: audienceJSON) else { return false }
+                return audience.includes(alias: device.alias, appId: device.appId, tagIds: device.tagIds)
+            }
+            guard !canEdit, let readersJSON = event.readers else { return true }
+            guard let readers = try? EventLog.ContentReaders(json: readersJSON) else { return false }
+            return readers.admit(deviceTags: hasDevice ? device?.tagIds ?? [] : nil)
+        }
     }
 
     /// The device a stream is opened for, as its headers name it.

@@ -31,6 +31,48 @@ enum EventLog {
         /// For a `notification`, whom it is for (`NotificationAudience` JSON); nil for events every
         /// stream carries.
         var audience: String? = nil
+        /// For a `content` event, who may read the instance (`ContentReaders` JSON); nil: every token.
+        var readers: String? = nil
+    }
+
+    /// Who may learn of a content change: the same rule as reading the instance. Drafts (never
+    /// published, before and after the change) are editors' working material; a segmented
+    /// instance reaches a device's stream only when the device carries one of its tags (HALO's
+    /// partial segmentation; untagged instances are for everyone). Editors read everything.
+    struct ContentReaders: Sendable, Equatable {
+        var editorsOnly: Bool
+        /// Segmentation tag ids of the instance, before and after the change.
+        var tagIds: [String]
+
+        /// The readers of a change from `before` (nil: created) to `after`; nil when every token may read it.
+        init?(before: WireInstance?, after: WireInstance) {
+            editorsOnly = (before ?? after).publishedAt == nil && after.publishedAt == nil
+            var ids: [String] = []
+            for tag in (before?.tags ?? []) + after.tags {
+                let id = SegmentationTags.normalized(tag).id ?? ""
+                if !ids.contains(id) { ids.append(id) }
+            }
+            tagIds = ids
+            if !editorsOnly && tagIds.isEmpty { return nil }
+        }
+
+        init(json: String) throws {
+            let value = try JSONValue(string: json)
+            editorsOnly = value["editorsOnly"]?.boolValue ?? true
+            tagIds = value["tagIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+
+        var json: String {
+            JSONValue.object(["editorsOnly": .bool(editorsOnly), "tagIds": .array(tagIds.map(JSONValue.string))]).jsonString()
+        }
+
+        /// Whether a non-editor stream reads it; `deviceTags` nil when the stream has no device credential
+        /// (such a token may search every segment).
+        func admit(deviceTags: Set<String>?) -> Bool {
+            if editorsOnly { return false }
+            guard let deviceTags, !tagIds.isEmpty else { return true }
+            return tagIds.contains(where: deviceTags.contains)
+        }
     }
 
     /// The answer to "what comes after id N".
@@ -53,17 +95,24 @@ enum EventLog {
         }
     }
 
+    static func registerReadersMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("server-v5-event-readers") { db in
+            try db.alter(table: table) { t in t.add(column: "readers_json", .text) }
+        }
+    }
+
     /// Records a content change, inside the transaction that made it.
     static func recordContentChange(
-        _ change: Change, module: String, instance: String?, by actor: String, at stamp: Int64, in db: Database
+        _ change: Change, module: String, instance: String?, readers: ContentReaders? = nil, by actor: String, at stamp: Int64,
+        in db: Database
     ) throws {
         var payload: [String: JSONValue] = [
             "change": .string(change.rawValue), "module": .string(module), "by": .string(actor), "at": .number(Double(stamp)),
         ]
         if let instance { payload["instance"] = .string(instance) }
         try db.execute(
-            sql: "INSERT INTO \(table) (kind, module_id, data_json, created_at) VALUES ('content', ?, ?, ?)",
-            arguments: [module, JSONValue.object(payload).jsonString(), stamp])
+            sql: "INSERT INTO \(table) (kind, module_id, data_json, readers_json, created_at) VALUES ('content', ?, ?, ?, ?)",
+            arguments: [module, JSONValue.object(payload).jsonString(), readers?.json, stamp])
     }
 
     /// Records a notification going out (`data`: the payload the SDKs read, PROTOCOL §17.1), for
@@ -90,7 +139,8 @@ enum EventLog {
         }
         return .events(
             try fetch(
-                db, "SELECT id, kind, data_json, created_at, audience_json FROM \(table) WHERE id > ? ORDER BY id LIMIT ?", [lastId, limit])
+                db, "SELECT id, kind, data_json, created_at, audience_json, readers_json FROM \(table) WHERE id > ? ORDER BY id LIMIT ?",
+                [lastId, limit])
         )
     }
 
@@ -99,13 +149,15 @@ enum EventLog {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         return try fetch(
-            db, "SELECT id, kind, data_json, created_at, audience_json FROM \(table) WHERE id IN (\(marks)) ORDER BY id",
+            db, "SELECT id, kind, data_json, created_at, audience_json, readers_json FROM \(table) WHERE id IN (\(marks)) ORDER BY id",
             StatementArguments(ids))
     }
 
     private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [Event] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-            Event(id: $0["id"], kind: $0["kind"], data: $0["data_json"], createdAt: $0["created_at"], audience: $0["audience_json"])
+            Event(
+                id: $0["id"], kind: $0["kind"], data: $0["data_json"], createdAt: $0["created_at"], audience: $0["audience_json"],
+                readers: $0["readers_json"])
         }
     }
 

@@ -45,7 +45,7 @@ struct PushScheduleRecord: ServerRecord {
                 index: "server_push_activity_schedule", on: PushActivityRecord.databaseTableName, columns: ["schedule", "action"])
             // A device's own secret for its notification stream (only its digest is kept).
             try db.alter(table: DeviceRecord.databaseTableName) { t in t.add(column: "stream_secret_digest", .text) }
-            // Whom a notification event is for (nil for content events, which every stream carries).
+            // Whom a notification event is for (nil for content events; their readers are `readers_json`).
             try db.alter(table: EventLog.table) { t in t.add(column: "audience_json", .text) }
         }
     }

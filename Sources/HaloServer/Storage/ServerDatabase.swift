@@ -181,6 +181,7 @@ enum ServerDatabase {
         PocketRecord.registerRevisionMigration(&migrator)
         UserRecord.registerOptionalEmailMigration(&migrator)
         PushScheduleRecord.registerMigration(&migrator)
+        EventLog.registerReadersMigration(&migrator)
         return migrator
     }
 }

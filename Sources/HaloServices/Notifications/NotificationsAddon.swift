@@ -80,6 +80,10 @@ public final class NotificationsAddon: Addon {
 
     public func didRegisterDevice(core: CoreManager) { follow(core) }
 
+    /// The stream carries what its token may read (drafts reach editors only): it is opened again,
+    /// resuming where it was, when a user signs in or out.
+    public func didRegisterAddon(core: CoreManager) { core.auth.addObserver(self) }
+
     public func applicationWillTerminate(core: CoreManager) { stop() }
 
     /// Stops following (a later device save starts again, resuming where this stopped).
@@ -204,5 +208,22 @@ struct NotificationProgress: Sendable {
         guard let data = try? JSONEncoder().encode(handled) else { return }
         try? PrivateFiles.createDirectory(file.deletingLastPathComponent())
         try? PrivateFiles.writeAtomically(data, to: file)
+    }
+}
+
+extension NotificationsAddon: AuthManagerObserver {
+    public func userDidLogIn(_ user: User) { followAgain() }
+    public func userDidLogOut() { followAgain() }
+
+    /// Restarts a running follower with the session's new token, once the old one has written its place.
+    private func followAgain() {
+        let (old, core) = state.withLock { ($0.follower, $0.core?.value) }
+        guard let old, let core else { return }
+        old.cancel()
+        Task { [weak self] in
+            await old.value
+            guard let self, self.state.withLock({ $0.follower == old }) else { return }  // stopped, or restarted meanwhile
+            self.follow(core)
+        }
     }
 }

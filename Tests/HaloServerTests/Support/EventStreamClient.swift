@@ -23,6 +23,8 @@ final class EventStreamClient: @unchecked Sendable {
     /// Raw bytes not yet de-chunked.
     private var raw = Data()
     private(set) var closed = false
+    /// The last id the server sent (with an event or alone), as a client would resume from.
+    private(set) var lastEventId: String?
     /// Comment lines seen (`: heartbeat`), in order.
     private(set) var comments: [String] = []
 
@@ -131,7 +133,10 @@ final class EventStreamClient: @unchecked Sendable {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 let value = line[line.index(after: colon)...].drop { $0 == " " }
                 switch line[..<colon] {
-                case "id": event.id = String(value); isEvent = true
+                case "id":
+                    event.id = String(value)
+                    lastEventId = event.id
+                    isEvent = true
                 case "event": event.event = String(value); isEvent = true
                 case "data": dataLines.append(String(value)); isEvent = true
                 default: continue  // retry:
