@@ -14,7 +14,7 @@ struct HaloServerCommand: AsyncParsableCommand {
             app clients added with `client add --editor` may create, update and delete content; other tokens get 403.
             """,
         version: HaloServerInstance.version,
-        subcommands: [Serve.self, Seed.self, Client.self, User.self, IdentityProvider.self])
+        subcommands: [Serve.self, Seed.self, Client.self, User.self, Module.self, IdentityProvider.self])
 }
 
 struct DataOption: ParsableArguments {

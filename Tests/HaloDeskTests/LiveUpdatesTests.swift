@@ -102,6 +102,12 @@ final class LiveUpdatesTests: XCTestCase {
                 burstRefreshes, Int(burstSeconds / 0.12) + 3,
                 "at most one refresh per \(WorkspaceView.liveRefreshDelay) (\(burstSeconds) s)")
             XCTAssertLessThan(burstRefreshes, 30)
+
+            // A module renamed elsewhere: the sidebar follows.
+            _ = try WorkspaceHarness.wait { try await checker.content.renameModule(id: moduleId, to: "Goods") }
+            XCTAssertTrue(
+                harness.pump(timeout: 5) { view.sidebar.modules.contains { $0.id == moduleId && $0.name == "Goods" } },
+                "the sidebar did not follow a module renamed elsewhere")
         }
     }
 

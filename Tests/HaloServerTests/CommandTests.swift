@@ -69,4 +69,42 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(all.json["pagination"]?["totalItems"], 120)
         await server.stop(removeData: false)
     }
+
+    func testModuleCommandsDesignModulesWithTheAPIsRules() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = ["--data", directory.path]
+        let added = try run(
+            ["module", "add", "Shoes", "--field", "title:Text", "--field", "size:Single choice=S,M,L", "--field", "code:Text"] + data)
+        XCTAssertEqual(added.status, 0, added.output)
+        // Two instances, saved through the API by an editor client.
+        let server = try await TestServer.start(directory: directory)
+        let moduleId = try await server.admin.module("Shoes").id
+        let token = try await server.appToken(editor: true)
+        for (name, code) in [("Twelve", "12"), ("Word", "abc")] {
+            let answer = try await server.call(
+                "POST", "/api/generalcontent/instance", token: token,
+                body: .json(["module": .string(moduleId), "name": .string(name), "values": ["code": .string(code)]]))
+            XCTAssertEqual(answer.status, 200)
+        }
+        await server.stop(removeData: false)
+
+        let refused = try run(["module", "field", "type", "Shoes", "code", "Number"] + data)
+        XCTAssertNotEqual(refused.status, 0, "a value would be lost")
+        XCTAssertTrue(refused.output.contains("1 converted, 1 refused") && refused.output.contains("\"abc\""), refused.output)
+        XCTAssertTrue(refused.output.contains("export the module first"), refused.output)
+        let cleared = try run(["module", "field", "type", "Shoes", "code", "Number", "--clear-refused"] + data)
+        XCTAssertEqual(cleared.status, 0, cleared.output)
+        XCTAssertEqual(try run(["module", "field", "rename", "Shoes", "code", "sku"] + data).status, 0)
+        XCTAssertEqual(try run(["module", "field", "order", "Shoes", "sku", "size", "title"] + data).status, 0)
+        let listed = try run(["module", "list"] + data)
+        XCTAssertTrue(
+            listed.output.contains("Shoes  (\(moduleId), 2 instances)\n  sku: Number\n  size: Single choice = S, M, L\n  title: Text"),
+            listed.output)
+        let guarded = try run(["module", "delete", "Shoes"] + data)
+        XCTAssertNotEqual(guarded.status, 0)
+        XCTAssertTrue(guarded.output.contains("pass --yes"), guarded.output)
+        let deleted = try run(["module", "delete", "Shoes", "--yes"] + data)
+        XCTAssertTrue(deleted.output.contains("deleted Shoes and 2 instances"), deleted.output)
+    }
 }

@@ -72,6 +72,44 @@ final class CLITests: XCTestCase {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// `halo module …`: a module created with its fields, instances saved, a field retyped (refused
+    /// while a value would be lost, then with --clear-refused), renamed, reordered and removed, the
+    /// module renamed and deleted; `halo modules` and the server agree at each step.
+    func testModuleCommandsDesignAModuleThroughTheAPI() async throws {
+        let added = try halo([
+            "module", "add", "Shoes", "--field", "title:Text", "--field", "code:Text", "--field", "size:Single choice=S,M",
+        ])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let moduleId = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (name, code) in [("Twelve", "12"), ("Word", "abc")] {
+            let saved = try halo(["save", "--json"], stdin: #"{"module":"\#(moduleId)","name":"\#(name)","values":{"code":"\#(code)"}}"#)
+            XCTAssertEqual(saved.status, 0, saved.stderr)
+        }
+        let refused = try halo(["module", "field", "type", "Shoes", "code", "Number"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stdout.contains("2 of 2 instances hold a value: 0 kept, 1 converted, 1 refused"), refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("export the module first"), refused.stderr)
+        let retyped = try halo(["module", "field", "type", "Shoes", "code", "Number", "--clear-refused"])
+        XCTAssertEqual(retyped.status, 0, retyped.stderr)
+        XCTAssertEqual(try halo(["module", "field", "rename", "Shoes", "code", "sku"]).status, 0)
+        XCTAssertEqual(try halo(["module", "field", "order", "Shoes", "size", "sku", "title"]).status, 0)
+        let guarded = try halo(["module", "field", "remove", "Shoes", "sku"])
+        XCTAssertTrue(guarded.stderr.contains("1 instances hold a value for 'sku'; pass --yes"), guarded.stderr)
+        XCTAssertEqual(try halo(["module", "field", "remove", "Shoes", "title", "--yes"]).status, 0)
+
+        let schema = try await server.server.admin.module(moduleId)
+        XCTAssertEqual(schema.fields.map { "\($0.field.name):\($0.field.type.name)" }, ["size:Single choice", "sku:Number"])
+        let search = try halo(["search", "--module-id", moduleId, "--filter", "sku = 12", "--json"])
+        XCTAssertEqual(search.status, 0, search.stderr)
+        XCTAssertEqual(try JSONValue(string: search.stdout)["items"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["Twelve"])
+
+        XCTAssertEqual(try halo(["module", "rename", "Shoes", "Footwear"]).status, 0)
+        XCTAssertTrue(try halo(["modules"]).stdout.contains("Footwear"))
+        let deleted = try halo(["module", "delete", "Footwear"])
+        XCTAssertEqual(deleted.stdout, "deleted Footwear and 2 instances\n", deleted.stderr)
+        XCTAssertFalse(try halo(["modules"]).stdout.contains("Footwear"))
+    }
+
     /// `halo save` / `halo delete` with an offline cache that cannot be opened (its folder's
     /// parent is a regular file: root ignores file modes, so a chmod would not do) or written
     /// (a read-only tmpfs, when this machine lets the tests mount one): the edit reaches the

@@ -63,3 +63,25 @@ public enum FieldType: Int, Sendable, CaseIterable {
     /// Single and multiple relations: values are instance ids (`include` populates them).
     public var isRelation: Bool { self == .singleRelation || self == .multipleRelation }
 }
+
+/// A field written on a command line, `NAME:TYPE[=CHOICE,CHOICE…]` (`halo module field add`,
+/// `halo-server module add --field`), e.g. `title:Text`, `"size:Single choice=S,M,L"`.
+public struct FieldSpecText: Sendable, Equatable {
+    public var name: String
+    public var type: FieldType
+    public var choices: [String]?
+
+    public init(parsing text: String) throws(ContentStoreError) {
+        guard let colon = text.firstIndex(of: ":") else { throw .invalidRequest("A field is NAME:TYPE, not '\(text)'") }
+        name = String(text[..<colon])
+        var typeText = String(text[text.index(after: colon)...])
+        if let equals = typeText.firstIndex(of: "=") {
+            choices = typeText[typeText.index(after: equals)...].split(separator: ",").map(String.init)
+            typeText = String(typeText[..<equals])
+        }
+        guard let type = FieldType(name: typeText) else {
+            throw .invalidRequest("'\(typeText)' is not a field type: \(FieldType.allCases.map(\.name).joined(separator: ", "))")
+        }
+        self.type = type
+    }
+}

@@ -85,6 +85,12 @@ public enum ContentTables {
         return result
     }
 
+    /// The ids of the not-deleted instances of a module, in storage order.
+    public static func liveInstanceIds(moduleId: String, in db: Database) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT id FROM content_instance WHERE module = ? AND deleted_at IS NULL ORDER BY pk", arguments: [moduleId])
+    }
+
     /// The number of not-deleted instances of a module.
     public static func count(moduleId: String, in db: Database) throws -> Int {
         try Int.fetchOne(

@@ -49,6 +49,9 @@ extension WorkspaceView {
             case .instances(let ids): everything || changes.contains { $0.instanceId.map(ids.contains) ?? true }
             case nil: false
             }
+        // A module renamed, deleted or given other fields elsewhere: the sidebar and the field
+        // catalog read the modules again (a deleted module's list moves to another module).
+        if changes.contains(where: { $0.kind == .moduleChanged || $0.kind == .moduleDeleted }) { loadModules() }
         if listShowsAChange {
             if BenchmarkMarks.isEnabled { liveChangesAwaitingPaint.formUnion(changes.compactMap(\.instanceId)) }
             pager.refetch()

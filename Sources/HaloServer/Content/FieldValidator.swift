@@ -32,6 +32,11 @@ enum FieldValidator {
         return nil
     }
 
+    /// Whether `field` takes `value` (null always: it clears the field).
+    static func accepts(_ value: JSONValue, field: ModuleField) -> Bool {
+        value.isNull || check(value, field: field) == nil
+    }
+
     private static func check(_ value: JSONValue, field: ModuleField) -> (String, String)? {
         let type = field.type
         let errorKey = type.rules.first?.2 ?? "validator.0"

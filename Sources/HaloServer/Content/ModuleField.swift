@@ -65,7 +65,7 @@ extension ModuleCatalog {
             "pushTemplates": [], "importers": [], "exporters": [],
             "createdAt": .number(Double(module.createdAt)), "updatedAt": .number(Double(module.updatedAt)),
             "deletedAt": nil, "createdBy": module.createdBy.map(JSONValue.string) ?? nil,
-            "updatedBy": module.createdBy.map(JSONValue.string) ?? nil, "deletedBy": nil,
+            "updatedBy": (module.updatedBy ?? module.createdBy).map(JSONValue.string) ?? nil, "deletedBy": nil,
         ]
         if let fields {
             object["fields"] = .array(try fields.map(fieldJSON))
@@ -76,10 +76,11 @@ extension ModuleCatalog {
     private static func fieldJSON(_ record: FieldRecord) throws -> JSONValue {
         let field = try ModuleField(record)
         let createdAt = JSONValue.number(Double(record.createdAt))
+        let updatedAt = JSONValue.number(Double(record.updatedAt ?? record.createdAt))
         return [
             "id": .string(record.id), "module": .string(record.moduleId), "name": .string(field.name),
             "description": .string(field.description), "format": try JSONValue(string: record.formatJson),
-            "customerId": 1, "createdAt": createdAt, "updatedAt": createdAt, "deletedAt": nil,
+            "customerId": 1, "createdAt": createdAt, "updatedAt": updatedAt, "deletedAt": nil,
             "fieldType": field.type.json,
         ]
     }

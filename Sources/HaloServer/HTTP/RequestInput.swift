@@ -176,6 +176,15 @@ extension Dictionary where Key == String, Value == JSONValue {
         return value
     }
 
+    /// `true` or `false` (JSON booleans only).
+    func optionalBool(_ key: String) throws -> Bool? {
+        switch self[key] {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw APIError.badRequest("'\(key)' must be true or false")
+        }
+    }
+
     /// Milliseconds since 1970, accepting fractional numbers (rounded, §1.5) and numeric strings,
     /// within ±`RequestLimits.milliseconds`.
     func optionalMilliseconds(_ key: String) throws -> Int64? {

@@ -11,6 +11,7 @@ enum Routes {
         PocketRoutes.register(router, env)
         PushRoutes.register(router, env)
         ModuleRoutes.register(router, env)
+        ModuleDesignRoutes.register(router, env)
         SearchRoutes.register(router, env)
         EditionRoutes.register(router, env)
         BatchRoutes.register(router, env)

@@ -104,7 +104,10 @@ enum SyncRoutes {
             _ = try env.tokens.authenticate(authorization: authorization, in: db)
             let moduleIds: [String]
             if let id = sync.moduleId {
-                guard try ModuleCatalog.module(id: id, in: db) != nil else { throw APIError.notFound("Module \(id) not found") }
+                // A deleted module still syncs: its instances come as deletions.
+                guard try ModuleCatalog.module(id: id, includingDeleted: true, in: db) != nil else {
+                    throw APIError.notFound("Module \(id) not found")
+                }
                 moduleIds = [id]
             } else {
                 let name = sync.moduleName ?? ""

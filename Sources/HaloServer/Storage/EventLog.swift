@@ -17,6 +17,10 @@ enum EventLog {
         case created, updated, deleted
         /// Every instance of a module was deleted at once (truncate): one event, not thousands.
         case moduleCleared = "module-cleared"
+        /// The module's name or fields changed (§23.10): read it and its instances again.
+        case moduleChanged = "module-changed"
+        /// The module was deleted, its instances with it.
+        case moduleDeleted = "module-deleted"
     }
 
     /// One stored event, as streamed.

@@ -11,15 +11,20 @@ enum ModuleCatalog {
         var isSingle: Bool
         var tags: JSONValue
         var createdBy: String?
+        var updatedBy: String?
         var createdAt: Int64
         var updatedAt: Int64
+        var deletedAt: Int64?
     }
 
     @discardableResult
     static func create(_ spec: ModuleSpec, id: String? = nil, createdBy: String?, now: Int64, in db: Database) throws -> String {
-        let name = spec.name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { throw APIError.badRequest("A module needs a name") }
-        if try !ids(named: name, in: db).isEmpty { throw APIError.badRequest("A module named \(name) already exists") }
+        let name = try checkedName(spec.name, in: db)
+        var names = Set<String>()
+        for field in spec.fields {
+            try FieldDesign.check(field)
+            guard names.insert(field.name).inserted else { throw APIError.badRequest("Two fields are named '\(field.name)'") }
+        }
         let id = id ?? Identifiers.objectID()
         try db.execute(
             sql: """
@@ -36,16 +41,65 @@ enum ModuleCatalog {
         return id
     }
 
+    /// A module name as stored: trimmed, not empty, at most 200 characters, and not the name of
+    /// another live module (`except`: the module being renamed).
+    static func checkedName(_ text: String, except moduleId: String? = nil, in db: Database) throws -> String {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw APIError.badRequest("A module needs a name") }
+        guard name.count <= 200 else { throw APIError.badRequest("A module name has at most 200 characters") }
+        let taken = try String.fetchAll(
+            db, sql: "SELECT id FROM server_module WHERE name = ? AND deleted_at IS NULL", arguments: [name])
+        if taken.contains(where: { $0 != moduleId }) { throw APIError.badRequest("A module named \(name) already exists") }
+        return name
+    }
+
+    /// The live modules (deleted ones stay as tombstones for sync, §23.10).
     static func all(in db: Database) throws -> [Module] {
-        try Row.fetchAll(db, sql: "SELECT * FROM server_module ORDER BY updated_at DESC, id").map(module(row:))
+        try Row.fetchAll(db, sql: "SELECT * FROM server_module WHERE deleted_at IS NULL ORDER BY updated_at DESC, id")
+            .map(module(row:))
     }
 
-    static func module(id: String, in db: Database) throws -> Module? {
-        try Row.fetchOne(db, sql: "SELECT * FROM server_module WHERE id = ?", arguments: [id]).map(module(row:))
+    /// The module with this id; a deleted one only with `includingDeleted` (sync reports its deletions).
+    static func module(id: String, includingDeleted: Bool = false, in db: Database) throws -> Module? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM server_module WHERE id = ?\(includingDeleted ? "" : " AND deleted_at IS NULL")", arguments: [id]
+        ).map(module(row:))
     }
 
+    /// The ids of the modules with this name, deleted ones included (a client syncing by a deleted
+    /// module's name receives its deletions).
     static func ids(named name: String, in db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT id FROM server_module WHERE name = ? ORDER BY id", arguments: [name])
+    }
+
+    /// Records a change to the module (and its new name), stamped `at`.
+    static func markChanged(_ moduleId: String, renamingTo name: String?, at stamp: Int64, by editor: String, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE server_module SET name = coalesce(?, name), updated_at = ?, updated_by = ? WHERE id = ?",
+            arguments: [name, stamp, editor, moduleId])
+    }
+
+    /// Makes the module a tombstone (its instances are soft-deleted by the caller).
+    static func markDeleted(_ moduleId: String, at stamp: Int64, by editor: String, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE server_module SET deleted_at = ?, deleted_by = ?, updated_at = ?, updated_by = ? WHERE id = ?",
+            arguments: [stamp, editor, stamp, editor, moduleId])
+    }
+
+    static func setPosition(_ position: Int, ofField fieldId: String, in db: Database) throws {
+        try db.execute(sql: "UPDATE server_field SET position = ? WHERE id = ?", arguments: [position, fieldId])
+    }
+
+    /// Tombstones for deleted modules, and who last changed a module or field.
+    static func registerDesignMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("server-v6-module-design") { db in
+            try db.alter(table: "server_module") { t in
+                t.add(column: "updated_by", .text)
+                t.add(column: "deleted_at", .integer)
+                t.add(column: "deleted_by", .text)
+            }
+            try db.alter(table: "server_field") { t in t.add(column: "updated_at", .integer) }
+        }
     }
 
     /// The fields of a module as stored, in display order.
@@ -83,7 +137,8 @@ enum ModuleCatalog {
     private static func module(row: Row) throws -> Module {
         Module(
             id: row["id"], name: row["name"], isSingle: row["is_single"], tags: try JSONValue(string: row["tags_json"]),
-            createdBy: row["created_by"], createdAt: row["created_at"], updatedAt: row["updated_at"])
+            createdBy: row["created_by"], updatedBy: row["updated_by"], createdAt: row["created_at"], updatedAt: row["updated_at"],
+            deletedAt: row["deleted_at"])
     }
 }
 
@@ -99,4 +154,5 @@ struct FieldRecord: ServerRecord {
     var formatJson: String
     var fieldType: String
     var createdAt: Int64
+    var updatedAt: Int64? = nil
 }

@@ -182,6 +182,7 @@ enum ServerDatabase {
         UserRecord.registerOptionalEmailMigration(&migrator)
         PushScheduleRecord.registerMigration(&migrator)
         EventLog.registerReadersMigration(&migrator)
+        ModuleCatalog.registerDesignMigration(&migrator)
         return migrator
     }
 }

@@ -8,6 +8,8 @@ public typealias JSONValueError = HaloContentStore.JSONValueError
 
 /// The 21 HALO field types (§9.3), shared with the server and the offline search.
 public typealias FieldType = HaloContentStore.FieldType
+public typealias FieldSpecText = HaloContentStore.FieldSpecText
+public typealias FieldChangeReport = HaloContentStore.FieldChangeReport
 public typealias LocaleCode = HaloContentStore.LocaleCode
 public typealias HexColor = HaloContentStore.HexColor
 public typealias WebAddress = HaloContentStore.WebAddress

@@ -7,13 +7,17 @@ public struct ContentChange: Sendable, Equatable {
         case created, updated, deleted
         /// Every instance of the module was deleted at once.
         case moduleCleared = "module-cleared"
+        /// The module's name or fields changed (§23.10): read it, and its instances, again.
+        case moduleChanged = "module-changed"
+        /// The module was deleted, and its instances with it.
+        case moduleDeleted = "module-deleted"
     }
 
     /// The event's id on the server: increases in commit order; resume after it.
     public let eventId: Int64
     public let kind: Kind
     public let moduleId: String
-    /// Nil for `moduleCleared`.
+    /// Nil for the module-wide kinds (`moduleCleared`, `moduleChanged`, `moduleDeleted`).
     public let instanceId: String?
     /// Display name of who made the change.
     public let author: String

@@ -93,7 +93,7 @@ struct FieldDescriptor: Equatable, Sendable {
         let type = field.fieldType?.type
         self.init(
             name: field.name, kind: type.map { FieldKind($0, format: field.format) } ?? .text, type: type,
-            choices: field.format?["values"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            choices: field.choices ?? [],
             defaultValue: field.format?["default"].flatMap { $0 == .null ? nil : $0 })
     }
 

@@ -106,6 +106,11 @@ public struct ModuleField: Hashable, Sendable, HaloWireDecodable, HaloWireEncoda
     public var updatedAt: Date?
     public var deletedAt: Date?
 
+    /// A choice field's allowed values (`format.values`), nil when the field lists none.
+    public var choices: [String]? { format?["values"]?.arrayValue?.compactMap(\.stringValue) }
+    /// A Date field that holds days (`format.precision` "day", our extension).
+    public var isDateOnly: Bool { format?["precision"]?.stringValue == "day" }
+
     public init(
         id: String? = nil, moduleId: String? = nil, name: String, description: String? = nil,
         format: JSONValue? = nil, customerId: Int? = nil, fieldType: ModuleFieldType? = nil,
