@@ -98,7 +98,7 @@ final class HaloDeskApplication {
         adw_about_window_set_developer_name(aboutWindow, "The HaloDesk developers")
         adw_about_window_set_comments(
             aboutWindow,
-            "A desktop client for HALO content: browse, filter and edit modules and their instances, also while the server cannot be reached; edits made meanwhile wait until it answers. Others' changes show as they happen, and notifications reach the desktop."
+            "A desktop client for HALO content: browse, filter and edit modules and their instances, also while the server cannot be reached; edits made meanwhile wait until it answers. Others' changes show as they happen, notifications reach the desktop, and editors design modules and their fields."
         )
         adw_about_window_set_website(aboutWindow, AppInfo.website)
         adw_about_window_set_license_type(aboutWindow, GTK_LICENSE_APACHE_2_0)

@@ -56,6 +56,20 @@ final class ConfirmationDialog: Window {
         }
     }
 
+    /// A widget under the body (an entry the dialog asks for).
+    func setExtraChild(_ child: Widget) { adw_message_dialog_set_extra_child(halo_adw_message_dialog(raw), child.widget) }
+
+    /// Makes `id` the suggested response, the one Enter picks.
+    func suggest(_ id: String) {
+        adw_message_dialog_set_response_appearance(halo_adw_message_dialog(raw), id, ADW_RESPONSE_SUGGESTED)
+        adw_message_dialog_set_default_response(halo_adw_message_dialog(raw), id)
+    }
+
+    /// Whether the response `id` can be chosen (e.g. not while a required entry is empty).
+    func setResponse(_ id: String, enabled: Bool) {
+        adw_message_dialog_set_response_enabled(halo_adw_message_dialog(raw), id, enabled ? 1 : 0)
+    }
+
     var heading: String { swiftString(adw_message_dialog_get_heading(halo_adw_message_dialog(raw))) ?? "" }
     var body: String { swiftString(adw_message_dialog_get_body(halo_adw_message_dialog(raw))) ?? "" }
 

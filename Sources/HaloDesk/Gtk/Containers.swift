@@ -68,6 +68,13 @@ final class ComboRow: Widget {
     func onSelectionChanged(_ handler: @escaping @MainActor () -> Void) -> SignalConnection {
         onPointer("notify::selected") { _ in handler() }
     }
+
+    /// Lists `items` (a GtkStringList made here; the row takes its reference).
+    func setItems(_ items: [String]) {
+        let model = StringList.make(items)
+        adw_combo_row_set_model(raw.assumingMemoryBound(to: AdwComboRow.self), halo_list_model(model))
+        g_object_unref(model)
+    }
 }
 
 /// An AdwStatusPage (icon, title, description).

@@ -130,16 +130,9 @@ final class DropDown: Widget {
 
     func setItems(_ strings: [String]) {
         items = strings
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        pointers.append(nil)
-        defer { pointers.forEach { free($0) } }
-        pointers.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress?.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { strings in
-                let model = gtk_string_list_new(strings)
-                gtk_drop_down_set_model(OpaquePointer(raw), halo_list_model(UnsafeMutableRawPointer(model)))
-                g_object_unref(UnsafeMutableRawPointer(model))
-            }
-        }
+        let model = StringList.make(strings)
+        gtk_drop_down_set_model(OpaquePointer(raw), halo_list_model(model))
+        g_object_unref(model)
     }
 
     var selectedIndex: Int? {
@@ -183,5 +176,19 @@ extension TextView {
         var start = GtkTextIter(), end = GtkTextIter()
         gtk_text_buffer_get_bounds(buffer, &start, &end)
         gtk_text_buffer_remove_tag_by_name(buffer, "error", &start, &end)
+    }
+}
+
+/// A GtkStringList of `strings` (a new reference: the caller unrefs it once a widget holds it).
+enum StringList {
+    static func make(_ strings: [String]) -> UnsafeMutableRawPointer {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { pointers.forEach { free($0) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { strings in
+                UnsafeMutableRawPointer(gtk_string_list_new(strings))
+            }
+        }
     }
 }

@@ -142,4 +142,11 @@ final class EntryRow: Widget {
 
     /// Presses Enter in the row, as the keyboard would (tests).
     func activate() { emit("entry-activated") }
+
+    /// `apply`: the row's apply button was pressed, or Enter with `show-apply-button` set.
+    @discardableResult
+    func onApply(_ handler: @escaping @MainActor () -> Void) -> SignalConnection { on("apply", handler) }
+
+    /// Applies as the apply button would (tests).
+    func apply() { emit("apply") }
 }

@@ -1,7 +1,7 @@
 import CGtk
 
 /// The window actions the workspace adds (find, filter, new, save, delete, refresh, pocket,
-/// send notification, favorite) and their shortcuts.
+/// send notification, new module, module settings, favorite) and their shortcuts.
 extension WorkspaceView {
     /// Window actions and their accelerators (the caller registers the accelerators with
     /// `gtk_application_set_accels_for_action`).
@@ -20,6 +20,8 @@ extension WorkspaceView {
         Actions.add("refresh", to: window, handler: weakly(self) { $0.refresh() })
         Actions.add("pocket", to: window, handler: weakly(self) { $0.showPocket() })
         Actions.add("send-notification", to: window, handler: weakly(self) { $0.showSendNotification() })
+        Actions.add("new-module", to: window, handler: weakly(self) { $0.newModule() })
+        Actions.add("module-settings", to: window, handler: weakly(self) { $0.showModuleSettings() })
         Actions.add("favorite", to: window, handler: weakly(self) { $0.toggleFavorite() })
         return [
             ("win.find", ["<Control>f"]), ("win.filter", ["<Control><Shift>f"]), ("win.new-instance", ["<Control>n"]),

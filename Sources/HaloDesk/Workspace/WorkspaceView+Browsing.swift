@@ -6,7 +6,8 @@ import HaloServices
 extension WorkspaceView {
     // MARK: Browsing
 
-    func loadModules() {
+    /// Reads the modules (and their fields) again; `then` runs once they are shown.
+    func loadModules(then: (@MainActor () -> Void)? = nil) {
         let content = session.core.content
         Task { @MainActor in
             do throws(HaloError) {
@@ -17,6 +18,7 @@ extension WorkspaceView {
                     self.fieldCatalog.declare(module)
                 }
                 self.sidebar.show(modules)
+                then?()
                 self.loadSavedViews()
                 self.loadFavorites()
                 if self.pager.showsInstances {

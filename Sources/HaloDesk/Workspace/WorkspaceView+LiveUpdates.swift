@@ -50,8 +50,19 @@ extension WorkspaceView {
             case nil: false
             }
         // A module renamed, deleted or given other fields elsewhere: the sidebar and the field
-        // catalog read the modules again (a deleted module's list moves to another module).
-        if changes.contains(where: { $0.kind == .moduleChanged || $0.kind == .moduleDeleted }) { loadModules() }
+        // catalog read the modules again (a deleted module's list moves to another module), and
+        // then the open instance of that module is read again with its new fields (the banner
+        // instead, when it has unsaved edits).
+        let schemaChanges = changes.filter { $0.kind == .moduleChanged || $0.kind == .moduleDeleted }
+        if !schemaChanges.isEmpty {
+            let open = editor.instance
+            loadModules { [weak self] in
+                guard let self, let open, let id = open.id, !self.editor.isNew, self.editor.instance?.id == id,
+                    let change = schemaChanges.last(where: { $0.moduleId == open.moduleId })
+                else { return }
+                self.followOpenInstance(id: id, author: change.author)
+            }
+        }
         if listShowsAChange {
             if BenchmarkMarks.isEnabled { liveChangesAwaitingPaint.formUnion(changes.compactMap(\.instanceId)) }
             pager.refetch()

@@ -38,6 +38,9 @@ final class WorkspaceView {
     var pocketWindow: PocketWindow?
     /// The Send Notification window, once opened.
     var sendNotificationWindow: SendNotificationWindow?
+    var moduleSettingsWindow: ModuleSettingsWindow?
+    /// The name entry of the New Module dialog while it is open.
+    var newModuleNameEntry: Editable?
     let searchEntry: Editable
     let newButton: Button
     /// "Filter", with the number of conditions applied: opens the filter builder.
