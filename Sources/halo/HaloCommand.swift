@@ -19,7 +19,7 @@ struct HaloCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Login.self, Logout.self, Modules.self, Search.self, Get.self, Save.self, Delete.self,
-            Batch.self, Sync.self, PocketCommand.self, ModuleCommand.self,
+            Batch.self, Sync.self, PocketCommand.self, ModuleCommand.self, Export.self, Import.self,
         ])
 
     /// Runs the command line and exits with the documented codes.

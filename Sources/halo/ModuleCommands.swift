@@ -180,3 +180,51 @@ private func change(
     guard !dryRun else { return }
     _ = try await core.content.changeField(fieldId, ofModule: moduleId, to: definition, refusedValues: refused)
 }
+
+/// `halo export MODULE`: the module's instances as HALO batch JSON or CSV.
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export a module's instances as HALO batch JSON or CSV (one column per field; title[es-ES] per locale).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The module (id or name).") var module: String
+    @Option(help: "json or csv (default: from --output's extension, else json).") var format: TransferFormat?
+    @Option(name: .shortAndLong, help: "Write to this file (default: standard output).") var output: String?
+
+    func run() async throws {
+        let core = try await global.startSession()
+        let found = try await find(module, core)
+        let chosen = format ?? output.map(TransferFormat.init(fileName:)) ?? .json
+        let data = try await core.content.exportModule(id: found.id ?? "", format: chosen)
+        if let output {
+            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+    }
+}
+
+/// `halo import MODULE FILE`: all rows checked first; all or nothing.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import instances from HALO batch JSON or CSV: every row is checked first, and nothing is imported while one is refused.",
+        discussion: "A row with an id updates that instance (or creates it with that id); a row without one creates an instance.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The module (id or name).") var module: String
+    @Argument(help: "The file (.csv or .json).") var file: String
+    @Option(help: "json or csv (default: from the file's extension).") var format: TransferFormat?
+
+    func run() async throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let core = try await global.startSession()
+        let found = try await find(module, core)
+        let result = try await core.content.importModule(
+            id: found.id ?? "", file: data, format: format ?? TransferFormat(fileName: file))
+        guard result.problems.isEmpty else {
+            for problem in result.problems { FileHandle.standardError.write(Data("halo: \(file): \(problem)\n".utf8)) }
+            throw HaloError.invalidInput(message: "\(result.problemCount) problems in the file (listed above); nothing was imported")
+        }
+        print("\(result.created) created, \(result.updated) updated, \(result.unchanged) unchanged")
+    }
+}
+
+extension TransferFormat: ExpressibleByArgument {}

@@ -22,9 +22,7 @@ final class ModuleDesignTests: XCTestCase {
     @discardableResult
     func call(_ method: String, _ path: String, _ body: JSONValue? = nil, token: String? = nil, status: Int = 200) async throws -> JSONValue
     {
-        let answer = try await server.call(method, path, token: token ?? editor, body: body.map { .json($0) })
-        XCTAssertEqual(answer.status, status, "\(method) \(path): \(String(decoding: answer.data, as: UTF8.self))")
-        return answer.json
+        try await server.expect(method, path, body, token: token ?? editor, status: status)
     }
 
     func createModule(_ name: String, fields: [JSONValue]) async throws -> (id: String, fields: [String: String]) {

@@ -110,6 +110,74 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(try halo(["modules"]).stdout.contains("Footwear"))
     }
 
+    /// `halo export` / `halo import`: CSV with a column per field and per locale, formulas
+    /// neutralised; a file with bad rows is refused with each row named and imports nothing; a
+    /// good file imports; an export imported again changes nothing (CSV and JSON).
+    func testExportAndImportRoundTrip() async throws {
+        let moduleId = try await server.server.admin.addModule(
+            ModuleSpec(
+                name: "Menu",
+                fields: [
+                    ModuleField("dish", .localizedText), ModuleField("price", .number), ModuleField("vegan", .boolean),
+                    ModuleField("since", .date, isDateOnly: true), ModuleField("allergens", .multipleChoice, choices: ["nuts", "gluten"]),
+                    ModuleField("note", .text),
+                ]))
+        let good = FileManager.default.temporaryDirectory.appendingPathComponent("menu-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: good) }
+        try Data(
+            """
+            name,dish[en-US],dish[es-ES],price,vegan,since,allergens,note
+            Soup,Tomato soup,Sopa de tomate,4.5,true,2024-03-01,[],"Hot, spicy"
+            Cake,Cake,Pastel,3,false,2023-12-24,"[""nuts"",""gluten""]",'=1+1
+
+            """.utf8
+        ).write(to: good)
+        let imported = try halo(["import", "Menu", good.path])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(imported.stdout, "2 created, 0 updated, 0 unchanged\n")
+
+        let exported = try halo(["export", "Menu", "--format", "csv"])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let lines = exported.stdout.components(separatedBy: "\r\n")
+        XCTAssertEqual(lines[0], "id,name,dish[en-US],dish[es-ES],price,vegan,since,allergens,note")
+        XCTAssertTrue(exported.stdout.contains(",4.5,true,2024-03-01,[],\"Hot, spicy\""), exported.stdout)
+        XCTAssertTrue(exported.stdout.contains(",'=1+1"), "a formula is neutralised: \(exported.stdout)")
+        let search = try halo(["search", "--module", "Menu", "--json"])
+        let cake = try XCTUnwrap(try JSONValue(string: search.stdout)["items"]?.arrayValue?.first { $0["name"] == "Cake" })
+        XCTAssertEqual(cake["values"]?["note"], "=1+1", "stored as typed; only the file neutralises it")
+        XCTAssertEqual(cake["values"]?["allergens"], ["nuts", "gluten"])
+        XCTAssertEqual(cake["values"]?["dish"]?["es-ES"], "Pastel")
+
+        // The export imported again changes nothing, as CSV and as JSON.
+        let roundTrip = good.deletingLastPathComponent().appendingPathComponent("menu-export-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: roundTrip) }
+        try Data(exported.stdout.utf8).write(to: roundTrip)
+        XCTAssertEqual(try halo(["import", "Menu", roundTrip.path]).stdout, "0 created, 0 updated, 2 unchanged\n")
+        let json = roundTrip.deletingPathExtension().appendingPathExtension("json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        XCTAssertEqual(try halo(["export", "Menu", "--output", json.path]).status, 0)
+        XCTAssertNotNil(try JSONValue(data: Data(contentsOf: json))["createdOrUpdated"]?.arrayValue)
+        let jsonImport = try halo(["import", "Menu", json.path])
+        XCTAssertEqual(jsonImport.stdout, "0 created, 0 updated, 2 unchanged\n", jsonImport.stderr)
+
+        // Bad rows: each named by line and field; nothing imported.
+        let bad = good.deletingLastPathComponent().appendingPathComponent("menu-bad-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: bad) }
+        try Data("name,price,vegan\nTea,2,true\nCoffee,cheap,true\n,3,maybe\n".utf8).write(to: bad)
+        let refused = try halo(["import", "Menu", bad.path])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("line 3, price: 'price' (Number) cannot hold \"cheap\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("line 4, name: 'name' is required"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("line 4, vegan:"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("nothing was imported"), refused.stderr)
+        let counts = try await server.server.admin.instanceCounts()
+        XCTAssertEqual(counts[moduleId], 2, "Tea was not imported either")
+        let unknownColumn = bad.deletingLastPathComponent().appendingPathComponent("menu-col-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: unknownColumn) }
+        try Data("name,calories\nTea,2\n".utf8).write(to: unknownColumn)
+        XCTAssertTrue(try halo(["import", "Menu", unknownColumn.path]).stderr.contains("Line 1: the column 'calories' is not a field"))
+    }
+
     /// `halo save` / `halo delete` with an offline cache that cannot be opened (its folder's
     /// parent is a regular file: root ignores file modes, so a chmod would not do) or written
     /// (a read-only tmpfs, when this machine lets the tests mount one): the edit reaches the

@@ -76,11 +76,14 @@ struct ContentEditor {
     func createOrUpdate(_ input: InstanceInput) throws -> WireInstance {
         let id = input.instance.id
         if !id.isEmpty, try ContentTables.instance(id: id, in: db) != nil { return try update(id: id, input) }
-        if !id.isEmpty {
-            guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-            else { throw APIError.badRequest("'id' may only hold letters, digits, '-' and '_' (at most 64)") }
-        }
+        if !id.isEmpty { try Self.checkClientChosenId(id) }
         return try create(input, id: id.isEmpty ? nil : id)
+    }
+
+    /// An id a client picks for a new instance (§23.2): letters, digits, `-` and `_`, at most 64.
+    static func checkClientChosenId(_ id: String) throws {
+        guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { throw APIError.badRequest("'id' may only hold letters, digits, '-' and '_' (at most 64)") }
     }
 
     /// Soft delete: `deletedAt` is set so the next incremental sync reports the id.

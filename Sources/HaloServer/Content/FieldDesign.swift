@@ -88,6 +88,13 @@ enum FieldDesign {
 
     /// The usual conversions between types; the result is still checked against the new field.
     private static func conversion(of value: JSONValue, to type: FieldType) -> JSONValue? {
+        // JSON written as text (a CSV cell) for a type whose values are objects or lists.
+        if case .string(let text) = value,
+            [.object, .list, .localizedText, .multipleRelation, .multipleChoice, .multipleSelectDropdown]
+                .contains(type), let parsed = try? JSONValue(string: text), parsed.arrayValue != nil || parsed.objectValue != nil
+        {
+            return parsed
+        }
         switch type {
         case .text, .longText, .singleChoice, .singleSelectDropdown, .singleRelation, .color, .website, .image, .video, .audio,
             .youtube:

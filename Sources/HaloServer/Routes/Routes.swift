@@ -12,6 +12,7 @@ enum Routes {
         PushRoutes.register(router, env)
         ModuleRoutes.register(router, env)
         ModuleDesignRoutes.register(router, env)
+        ImportRoutes.register(router, env)
         SearchRoutes.register(router, env)
         EditionRoutes.register(router, env)
         BatchRoutes.register(router, env)

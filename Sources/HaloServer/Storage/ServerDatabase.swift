@@ -183,6 +183,7 @@ enum ServerDatabase {
         PushScheduleRecord.registerMigration(&migrator)
         EventLog.registerReadersMigration(&migrator)
         ModuleCatalog.registerDesignMigration(&migrator)
+        ImportStaging.registerMigration(&migrator)
         return migrator
     }
 }

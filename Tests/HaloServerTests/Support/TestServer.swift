@@ -66,7 +66,15 @@ final class TestServer: @unchecked Sendable {
     func call(
         _ method: String, _ path: String, token: String? = nil, body: HTTPBody? = nil, headers: [String: String] = [:]
     ) async throws -> HTTPAnswer {
-        let url = try XCTUnwrap(URL(string: server.baseURL.absoluteString + path), "bad path \(path)")
+        try await Self.call(method, path, baseURL: server.baseURL, session: session, token: token, body: body, headers: headers)
+    }
+
+    /// The same request to any server (e.g. a `ChildServer` process), through `session`.
+    static func call(
+        _ method: String, _ path: String, baseURL: URL, session: URLSession, token: String? = nil, body: HTTPBody? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> HTTPAnswer {
+        let url = try XCTUnwrap(URL(string: baseURL.absoluteString + path), "bad path \(path)")
         var request = URLRequest(url: url)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }

@@ -25,3 +25,16 @@ extension TestServer {
             secret: try XCTUnwrap(answer.json["eventStreamSecret"]?.stringValue, "a new device gets its stream secret"))
     }
 }
+
+extension TestServer {
+    /// A JSON request that must answer `status`; returns the answer's JSON (the failure names the call).
+    @discardableResult
+    func expect(
+        _ method: String, _ path: String, _ body: JSONValue? = nil, token: String, status: Int = 200, file: StaticString = #filePath,
+        line: UInt = #line
+    ) async throws -> JSONValue {
+        let answer = try await call(method, path, token: token, body: body.map { .json($0) })
+        XCTAssertEqual(answer.status, status, "\(method) \(path): \(String(decoding: answer.data, as: UTF8.self))", file: file, line: line)
+        return answer.json
+    }
+}
