@@ -7,7 +7,8 @@ import XCTest
 /// Module design in the app against a real server: New Module, a field of every type added in the
 /// field dialog, an instance saved in it and opened, then a field renamed and one removed while it
 /// is open (the editor follows); a type change that would clear a value asks first; a second client
-/// sees the same schema and values through search and sync; Delete Module asks with the count.
+/// sees the same schema and values through search and sync; export, a refused import and a good
+/// one; Delete Module asks with the count.
 final class ModuleSettingsTests: XCTestCase {
     func testDesignAModuleWhileAnInstanceOfItIsOpen() throws {
         try MainActor.assumeIsolated {
@@ -129,11 +130,47 @@ final class ModuleSettingsTests: XCTestCase {
             XCTAssertNil(syncedPancakes.values["servings"])
             XCTAssertNil(syncedPancakes.values["notes"])
 
+            // Export as CSV, then import: a file with a bad row imports nothing and names the row;
+            // a good one imports (Pancakes updated by its id, one new instance).
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("module-files-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let exported = folder.appendingPathComponent("recipes.csv")
+            var done = settings.completedRequests
+            settings.export(.csv, to: exported)
+            XCTAssertTrue(harness.pump { settings.completedRequests > done })
+            let csv = try String(contentsOf: exported, encoding: .utf8)
+            XCTAssertTrue(csv.hasPrefix("id,name,title,portions,"), csv)
+            XCTAssertTrue(csv.contains("\(pancakesId),Pancakes,Pancakes,4,"), csv)
+
+            let badFile = folder.appendingPathComponent("bad.csv")
+            try Data("name,portions\nWaffles,2\nCrepes,a few\n".utf8).write(to: badFile)
+            done = settings.completedRequests
+            settings.importFile(badFile)
+            XCTAssertTrue(harness.pump { settings.completedRequests > done })
+            let refusedDialog = try XCTUnwrap(settings.pendingDialog)
+            XCTAssertEqual(refusedDialog.heading, "Nothing Was Imported")
+            XCTAssertTrue(refusedDialog.body.contains("line 3, portions: 'portions' (Number) cannot hold \"a few\""), refusedDialog.body)
+            try GUITestEnvironment.screenshots(of: refusedDialog, named: "import-refused")
+            refusedDialog.respond(ConfirmationDialog.cancel)
+            XCTAssertEqual(view.pager.totalItems, 1, "nothing was imported")
+
+            let goodFile = folder.appendingPathComponent("good.csv")
+            try Data("id,name,portions\n\(pancakesId),Pancakes,6\n,Waffles,2\n".utf8).write(to: goodFile)
+            done = settings.completedRequests
+            settings.importFile(goodFile)
+            XCTAssertTrue(harness.pump { settings.completedRequests > done })
+            XCTAssertNil(settings.pendingDialog)
+            XCTAssertNil(settings.importTask)
+            XCTAssertFalse(settings.importProgressRow.isVisible)
+            XCTAssertTrue(harness.pump { view.pager.totalItems == 2 }, "the list shows the imported instance")
+            try GUITestEnvironment.screenshots(of: settings.window, named: "module-settings-imported")
+
             // Delete Module says how many instances go.
             settings.deleteModuleButton.click()
             XCTAssertTrue(harness.pump { settings.pendingDialog != nil })
             XCTAssertTrue(
-                settings.pendingDialog?.body.contains("Its instance is deleted with it") ?? false, settings.pendingDialog?.body ?? "")
+                settings.pendingDialog?.body.contains("Its 2 instances are deleted with it") ?? false, settings.pendingDialog?.body ?? "")
             settings.pendingDialog?.respond("confirm")
             XCTAssertTrue(harness.pump { !view.sidebar.modules.contains { $0.id == moduleId } }, "the sidebar still lists it")
         }

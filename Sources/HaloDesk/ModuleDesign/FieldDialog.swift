@@ -25,6 +25,8 @@ final class FieldDialog {
     private let existing: ModuleField?
     /// Called with the module as the server has it after the change, and what became of the values.
     private let onSaved: @MainActor (Module, FieldChangeReport?) -> Void
+    /// Offered before values are cleared: export the module's instances first.
+    private let onExportRequested: @MainActor () -> Void
     /// The confirmation shown before values are cleared (tests answer it).
     private(set) var pendingDialog: ConfirmationDialog?
     /// Dry runs and saves finished (tests wait on it).
@@ -36,8 +38,9 @@ final class FieldDialog {
 
     init(
         parent: Widget, core: CoreManager, moduleId: String, editing existing: ModuleField?,
-        onSaved: @escaping @MainActor (Module, FieldChangeReport?) -> Void
+        onExportRequested: @escaping @MainActor () -> Void, onSaved: @escaping @MainActor (Module, FieldChangeReport?) -> Void
     ) throws {
+        self.onExportRequested = onExportRequested
         self.core = core
         self.moduleId = moduleId
         self.existing = existing
@@ -187,9 +190,11 @@ final class FieldDialog {
             body:
                 "\(count) of “\(existing?.name ?? definition.name)” cannot be kept as \(definition.type.name): \(examples)\(report.refused > 3 ? ", …" : ""). Export the module's instances first if you need them.",
             confirmLabel: "_Clear and Change", confirmId: "clear", destructive: true)
+        dialog.addResponse("export", label: "_Export First…", isDefault: false)
         dialog.onResponse { [weak self] response in
             guard let self else { return }
             self.pendingDialog = nil
+            if response == "export" { return self.onExportRequested() }
             guard response == "clear" else { return }
             let core = self.core, moduleId = self.moduleId
             Task { @MainActor in

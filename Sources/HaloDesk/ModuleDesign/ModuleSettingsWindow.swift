@@ -15,11 +15,19 @@ final class ModuleSettingsWindow {
     let nameRow: EntryRow
     let addFieldButton: Button
     let deleteModuleButton: Button
+    let exportCSVButton: Button
+    let exportJSONButton: Button
+    let importButton: Button
+    let importCancelButton: Button
+    let importProgressRow: ActionRow
+    let importProgress: Widget
+    /// The import running, if any (Cancel cancels it).
+    var importTask: Task<Void, Never>?
     private let title: WindowTitle
     private let fieldsGroup: PreferencesGroup
     private let toastOverlay: Widget
-    private let core: CoreManager
-    private let onChanged: @MainActor (_ deleted: Bool) -> Void
+    let core: CoreManager
+    let onChanged: @MainActor (_ deleted: Bool) -> Void
     /// The module as last read, with its fields.
     private(set) var module: Module
     /// The field rows, in order, with their buttons by purpose (tests press them as a user would).
@@ -27,9 +35,9 @@ final class ModuleSettingsWindow {
     private var emptyRow: ActionRow?
     /// The open field dialog and the pending confirmation (tests answer them).
     private(set) var fieldDialog: FieldDialog?
-    private(set) var pendingDialog: ConfirmationDialog?
+    var pendingDialog: ConfirmationDialog?
     /// Requests finished, successful or not (tests wait on it).
-    private(set) var completedRequests = 0
+    var completedRequests = 0
 
     struct FieldRow {
         let field: ModuleField
@@ -52,7 +60,17 @@ final class ModuleSettingsWindow {
         title = try builder.object("window_title")
         fieldsGroup = try builder.object("fields_group")
         toastOverlay = try builder.object("toast_overlay")
+        exportCSVButton = try builder.object("export_csv_button")
+        exportJSONButton = try builder.object("export_json_button")
+        importButton = try builder.object("import_button")
+        importCancelButton = try builder.object("import_cancel_button")
+        importProgressRow = try builder.object("import_progress_row")
+        importProgress = try builder.object("import_progress")
         window.setTransient(for: parent)
+        exportCSVButton.onClicked(weakly(self) { $0.chooseExportFile(.csv) })
+        exportJSONButton.onClicked(weakly(self) { $0.chooseExportFile(.json) })
+        importButton.onClicked(weakly(self) { $0.chooseImportFile() })
+        importCancelButton.onClicked(weakly(self) { $0.importTask?.cancel() })
         nameRow.onApply(weakly(self) { $0.rename() })
         addFieldButton.onClicked(weakly(self) { $0.showFieldDialog(editing: nil) })
         deleteModuleButton.onClicked(weakly(self) { $0.confirmDeletion() })
@@ -117,11 +135,15 @@ final class ModuleSettingsWindow {
     func showFieldDialog(editing field: ModuleField?) {
         guard let moduleId = module.id else { return }
         do {
-            let dialog = try FieldDialog(parent: window, core: core, moduleId: moduleId, editing: field) { [weak self] module, report in
+            let dialog = try FieldDialog(
+                parent: window, core: core, moduleId: moduleId, editing: field,
+                onExportRequested: { [weak self] in self?.chooseExportFile(.csv) }
+            ) { [weak self] module, report in
                 guard let self else { return }
                 self.show(module)
                 self.onChanged(false)
-                self.toast(Self.savedMessage(field: field, now: module, report: report))
+                // The row shows an added or renamed field; a toast says only what the rows cannot.
+                if let message = Self.savedMessage(field: field, report: report) { self.toast(message) }
             }
             fieldDialog = dialog
             dialog.present()
@@ -130,9 +152,9 @@ final class ModuleSettingsWindow {
         }
     }
 
-    static func savedMessage(field: ModuleField?, now module: Module, report: FieldChangeReport?) -> String {
-        guard let field else { return "Field added." }
-        guard let report, report.converted + report.refused > 0 else { return "“\(field.name)” saved." }
+    /// What became of the values when a field changed (nil when nothing but the row changed).
+    static func savedMessage(field: ModuleField?, report: FieldChangeReport?) -> String? {
+        guard let field, let report, report.converted + report.refused > 0 else { return nil }
         var parts: [String] = []
         if report.converted > 0 { parts.append("\(report.converted) converted") }
         if report.refused > 0 { parts.append("\(report.refused) cleared") }
@@ -212,9 +234,9 @@ final class ModuleSettingsWindow {
         }
     }
 
-    private func ask(heading: String, body: String, confirm: String, _ action: @escaping @MainActor () -> Void) {
+    func ask(heading: String, body: String, confirm: String, destructive: Bool = true, _ action: @escaping @MainActor () -> Void) {
         let dialog = ConfirmationDialog(
-            parent: window, heading: heading, body: body, confirmLabel: confirm, confirmId: "confirm", destructive: true)
+            parent: window, heading: heading, body: body, confirmLabel: confirm, confirmId: "confirm", destructive: destructive)
         dialog.onResponse { [weak self] response in
             self?.pendingDialog = nil
             if response == "confirm" { action() }
@@ -240,7 +262,7 @@ final class ModuleSettingsWindow {
         }
     }
 
-    private func toast(_ message: String) {
+    func toast(_ message: String) {
         Toast(message).show(in: toastOverlay)
     }
 }
