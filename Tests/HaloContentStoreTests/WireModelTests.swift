@@ -67,7 +67,7 @@ final class WireModelTests: XCTestCase {
     func testBadDateIsATypedDecodingError() {
         let json = #"{"id":"a","module":"m","createdAt":"yesterday"}"#
         XCTAssertThrowsError(try JSONDecoder().decode(WireInstance.self, from: Data(json.utf8))) { error in
-            XCTAssertTrue(String(describing: error).contains("createdAt must be a number"), "\(error)")
+            XCTAssertTrue(String(describing: error).contains("'createdAt' must be a number"), "\(error)")
         }
     }
 

@@ -160,6 +160,14 @@ final class CLITests: XCTestCase {
         let jsonImport = try halo(["import", "Menu", json.path])
         XCTAssertEqual(jsonImport.stdout, "0 created, 0 updated, 2 unchanged\n", jsonImport.stderr)
 
+        // A module larger than one page is exported whole, each instance once.
+        let big = try await server.server.admin.seedBenchmark(instances: 2_500, modules: 1)[0]
+        let bigExport = try halo(["export", big, "--format", "json"])
+        XCTAssertEqual(bigExport.status, 0, bigExport.stderr)
+        let bigIds = try JSONValue(string: bigExport.stdout)["createdOrUpdated"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        XCTAssertEqual(bigIds.count, 2_500)
+        XCTAssertEqual(Set(bigIds).count, 2_500, "pages neither skip nor repeat an instance")
+
         // Bad rows: each named by line and field; nothing imported.
         let bad = good.deletingLastPathComponent().appendingPathComponent("menu-bad-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: bad) }

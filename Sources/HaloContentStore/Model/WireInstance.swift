@@ -63,37 +63,48 @@ public struct WireInstance: Sendable, Hashable, Codable {
         case createdBy, updatedBy, deletedBy, customerId, revision, pushSchedule, externalId
     }
 
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decodeIfPresent(String.self, forKey: .id) ?? ""
-        module = try c.decodeIfPresent(String.self, forKey: .module) ?? ""
-        name = try c.decodeIfPresent(String.self, forKey: .name) ?? ""
-        // `values: null` appears in a broken fixture; treat it as empty.
-        values = try c.decodeIfPresent([String: JSONValue].self, forKey: .values) ?? [:]
-        tags = try c.decodeIfPresent([WireTag].self, forKey: .tags) ?? []
-        createdAt = try Self.decodeMilliseconds(c, .createdAt)
-        updatedAt = try Self.decodeMilliseconds(c, .updatedAt)
-        publishedAt = try Self.decodeMilliseconds(c, .publishedAt)
-        removedAt = try Self.decodeMilliseconds(c, .removedAt)
-        archivedAt = try Self.decodeMilliseconds(c, .archivedAt)
-        deletedAt = try Self.decodeMilliseconds(c, .deletedAt)
-        createdBy = try c.decodeIfPresent(String.self, forKey: .createdBy)
-        updatedBy = try c.decodeIfPresent(String.self, forKey: .updatedBy)
-        deletedBy = try c.decodeIfPresent(String.self, forKey: .deletedBy)
-        customerId = try c.decodeIfPresent(JSONValue.self, forKey: .customerId)?.int64Value.map { Int($0) }
-        revision = try c.decodeIfPresent(JSONValue.self, forKey: .revision)?.int64Value.map { Int($0) }
-        pushSchedule = try c.decodeIfPresent(JSONValue.self, forKey: .pushSchedule)
-        externalId = try c.decodeIfPresent(JSONValue.self, forKey: .externalId)
+    /// An instance from its JSON object, by the rules of `init(from:)` (which the server's
+    /// writes use), without a `Decoder`: imports and batch writes map thousands of objects.
+    public init(object: [String: JSONValue]) throws(ContentStoreError) {
+        func string(_ key: CodingKeys) throws(ContentStoreError) -> String? {
+            switch object[key.rawValue] {
+            case nil, .null?: return nil
+            case .string(let text)?: return text
+            default: throw .invalidInstance("'\(key.rawValue)' must be a string")
+            }
+        }
+        func milliseconds(_ key: CodingKeys) throws(ContentStoreError) -> Int64? {
+            guard let raw = object[key.rawValue], !raw.isNull else { return nil }
+            guard let ms = raw.int64Value else { throw .invalidInstance("'\(key.rawValue)' must be a number of milliseconds or null") }
+            return ms
+        }
+        let values: [String: JSONValue]
+        switch object["values"] {
+        case nil, .null?: values = [:]  // `values: null` appears in a broken fixture; treat it as empty.
+        case .object(let fields)?: values = fields
+        default: throw .invalidInstance("'values' must be an object")
+        }
+        let tags: [WireTag]
+        switch object["tags"] {
+        case nil, .null?: tags = []
+        case .array(let items)?: tags = try items.map { item throws(ContentStoreError) in try WireTag(json: item) }
+        default: throw .invalidInstance("'tags' must be an array")
+        }
+        self.init(
+            id: try string(.id) ?? "", module: try string(.module) ?? "", name: try string(.name) ?? "", values: values, tags: tags,
+            createdAt: try milliseconds(.createdAt), updatedAt: try milliseconds(.updatedAt), publishedAt: try milliseconds(.publishedAt),
+            removedAt: try milliseconds(.removedAt), archivedAt: try milliseconds(.archivedAt), deletedAt: try milliseconds(.deletedAt),
+            createdBy: try string(.createdBy), updatedBy: try string(.updatedBy), deletedBy: try string(.deletedBy),
+            customerId: object["customerId"]?.int64Value.map { Int($0) }, revision: object["revision"]?.int64Value.map { Int($0) },
+            pushSchedule: object["pushSchedule"], externalId: object["externalId"])
     }
 
-    /// Dates are ms numbers or null; iOS may send fractional ms, which we round (§1.5).
-    private static func decodeMilliseconds(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int64? {
-        guard let raw = try c.decodeIfPresent(JSONValue.self, forKey: key), !raw.isNull else { return nil }
-        guard let ms = raw.int64Value else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "\(key.rawValue) must be a number of milliseconds or null")
+    /// One set of rules for both paths: decoded as a JSON object, then mapped by `init(object:)`.
+    public init(from decoder: Decoder) throws {
+        let object = try [String: JSONValue](from: decoder)
+        do { try self.init(object: object) } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
         }
-        return ms
     }
 
     public func encode(to encoder: Encoder) throws {

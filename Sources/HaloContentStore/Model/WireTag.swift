@@ -27,20 +27,35 @@ public struct WireTag: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case id, name, value, tagType }
 
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeIfPresent(String.self, forKey: .id)
-        name = try container.decode(String.self, forKey: .name)
-        let raw = try container.decodeIfPresent(JSONValue.self, forKey: .value) ?? .null
-        value = raw.tagText
-        switch try container.decodeIfPresent(JSONValue.self, forKey: .tagType) ?? .null {
-        case .object(let object):
-            tagType = object["id"]?.stringValue
-            tagTypeObject = object
+    /// A tag from its JSON object, by the rules of `init(from:)`.
+    public init(json: JSONValue) throws(ContentStoreError) {
+        guard case .object(let object) = json else { throw .invalidInstance("a tag must be an object") }
+        switch object["id"] {
+        case nil, .null?: id = nil
+        case .string(let text)?: id = text
+        default: throw .invalidInstance("a tag's 'id' must be a string")
+        }
+        guard let name = object["name"]?.stringValue else { throw .invalidInstance("a tag needs a 'name' (a string)") }
+        self.name = name
+        value = (object["value"] ?? .null).tagText
+        switch object["tagType"] ?? .null {
+        case .object(let members):
+            tagType = members["id"]?.stringValue
+            tagTypeObject = members
         case .null:
             tagType = nil
+            tagTypeObject = nil
         case let other:
             tagType = other.tagText
+            tagTypeObject = nil
+        }
+    }
+
+    /// One set of rules for both paths: decoded as JSON, then mapped by `init(json:)`.
+    public init(from decoder: Decoder) throws {
+        let json = try JSONValue(from: decoder)
+        do { try self.init(json: json) } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
 

@@ -73,6 +73,14 @@ public enum ContentTables {
         return try ContentReader.instance(from: row)
     }
 
+    /// The module of the instance with this id and whether it is deleted, without reading the
+    /// instance (nil: no such id). For checks over many rows (imports).
+    public static func moduleAndDeletion(ofInstanceId id: String, in db: Database) throws -> (module: String, isDeleted: Bool)? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT module, deleted_at IS NOT NULL FROM content_instance WHERE id = ?"), arguments: [id]
+        ).map { ($0[0], $0[1]) }
+    }
+
     /// The stored instances with these ids, in the order given (unknown ids skipped).
     public static func instances(ids: [String], in db: Database) throws -> [WireInstance] {
         var result: [WireInstance] = []

@@ -59,10 +59,10 @@ struct ContentImport {
             let id = input.instance.id
             if !id.isEmpty {
                 do { try ContentEditor.checkClientChosenId(id) } catch let error as APIError { problem("id", error.message) }
-                if let stored = try ContentTables.instance(id: id, in: db) {
+                if let stored = try ContentTables.moduleAndDeletion(ofInstanceId: id, in: db) {
                     if stored.module != staging.moduleId {
                         problem("id", "\(id) is an instance of another module")
-                    } else if stored.deletedAt != nil {
+                    } else if stored.isDeleted {
                         problem("id", "\(id) was deleted; leave the id out to create a new instance")
                     }
                 }
@@ -92,7 +92,7 @@ struct ContentImport {
             row["name"] = .string(input.instance.name)
             row["module"] = .string(staging.moduleId)
             try ImportStaging.addRow(
-                line: line, instanceId: id.isEmpty ? nil : id, json: JSONValue.object(row).jsonString(), to: importId, in: db)
+                line: line, instanceId: id.isEmpty ? nil : id, json: JSONValue.object(row).compactJSONText, to: importId, in: db)
             staged += 1
         }
         try ImportStaging.record(added: staged, problems: problems, keep: Self.problemLimit, in: staging, in: db)
@@ -126,7 +126,7 @@ struct ContentImport {
             last = final.line
             var changed: [WireInstance] = []
             for (line, json) in rows {
-                let object = try JSONValue(string: json).objectValue ?? [:]
+                let object = try JSONValue(parsing: json).objectValue ?? [:]
                 let input = try InstanceInput(object)
                 // The module's fields may have changed since the rows were checked.
                 if let problem = FieldValidator.validate(input.instance.values, fields: fields) {
@@ -155,7 +155,10 @@ struct ContentImport {
     /// equals what is stored.
     private func merged(_ input: InstanceInput, moduleId: String, outcome: inout Outcome) throws -> WireInstance? {
         let row = input.instance
-        guard !row.id.isEmpty, var instance = try ContentTables.instance(id: row.id, in: db), instance.deletedAt == nil else {
+        // Most rows of a large import are new: a narrow lookup first, the whole instance only when it exists.
+        guard !row.id.isEmpty, try ContentTables.moduleAndDeletion(ofInstanceId: row.id, in: db)?.isDeleted == false,
+            var instance = try ContentTables.instance(id: row.id, in: db)
+        else {
             var created = row
             created.id = row.id.isEmpty ? Identifiers.objectID() : row.id
             created.module = moduleId

@@ -19,9 +19,9 @@ struct InstanceInput: Sendable {
             throw APIError.badRequest("'name' must be a string")
         }
         do {
-            instance = try JSONDecoder().decode(WireInstance.self, from: JSONValue.object(object).data(sortedKeys: false))
-        } catch let error as DecodingError {
-            throw APIError.badRequest("Invalid instance: \(error.clientMessage)")
+            instance = try WireInstance(object: object)
+        } catch {
+            throw APIError.badRequest(error.description)
         }
         instance.tags = instance.tags.map(SegmentationTags.normalized)
     }

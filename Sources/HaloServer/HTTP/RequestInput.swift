@@ -59,7 +59,9 @@ enum RequestInput {
         guard !data.isEmpty else { throw APIError.badRequest("Request body is empty; a JSON object is expected") }
         let value: JSONValue
         do {
-            value = try JSONValue(data: data)
+            // The store's strict parser (RFC 8259, depth-limited, errors name the byte): several
+            // times faster than JSONDecoder on large bodies (imports, batches).
+            value = try JSONValue(parsing: data)
         } catch {
             throw APIError.badRequest("Malformed JSON body: \(error)")
         }

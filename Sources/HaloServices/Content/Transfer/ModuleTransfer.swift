@@ -39,10 +39,20 @@ extension ContentManager {
     /// Rows sent per request while importing: well under the server's body limit.
     static let importChunk = 500
 
-    /// Every instance of the module, as a file in `format`.
+    /// Instances read per search while exporting (the server's largest page).
+    static let exportPage = 1_000
+
+    /// Every instance of the module, as a file in `format`. Read page by page from the server
+    /// (oldest first; the server breaks ties by id), so a large module never makes one answer
+    /// past the SDK's response limit.
     public func exportModule(id moduleId: String, format: TransferFormat) async throws(HaloError) -> Data {
-        let instances = try await sync(query: SyncQuery(moduleId: moduleId).locale(.allLocales)).created.sorted {
-            ($0.id ?? "") < ($1.id ?? "")
+        var instances: [ContentInstance] = []
+        for page in 1... {
+            let query = SearchQuery().moduleIds([moduleId]).addSortBy(field: .createdAt, order: .ascending)
+                .pagination(page: page, limit: Self.exportPage)
+            let found = try await search(query: query, offlinePolicy: OfflinePolicy.none)
+            instances += found.instances
+            if found.instances.count < Self.exportPage || instances.count >= found.paginationInfo.totalItems { break }
         }
         switch format {
         case .json:
