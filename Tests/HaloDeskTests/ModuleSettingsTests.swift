@@ -82,9 +82,11 @@ final class ModuleSettingsTests: XCTestCase {
             rename.saveButton.click()
             XCTAssertTrue(harness.pump { settings.fieldRows.contains { $0.field.name == "portions" } })
             XCTAssertTrue(
-                harness.pump { view.editor.fieldEditor(named: "portions", as: EntryFieldEditor.self)?.entry.text == "4" },
+                harness.pump {
+                    view.editor.fieldEditor(named: "portions", as: EntryFieldEditor.self)?.entry.text == "4"
+                        && view.editor.fieldEditor(named: "servings", as: EntryFieldEditor.self) == nil
+                },
                 "the open editor did not follow the rename")
-            XCTAssertNil(view.editor.fieldEditor(named: "servings", as: EntryFieldEditor.self))
 
             // Removed while the user types elsewhere: asks with the count; what was typed stays.
             view.editor.nameEntry.text = "Fluffy Pancakes"

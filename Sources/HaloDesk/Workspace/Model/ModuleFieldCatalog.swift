@@ -6,11 +6,15 @@ import HaloServices
 @MainActor
 final class ModuleFieldCatalog {
     private var known: [String: [FieldDescriptor]] = [:]
+    /// Modules whose fields the server declared: their list is the truth, instances add nothing
+    /// (rows loaded before a field was renamed or removed must not bring the old name back).
+    private var declared: Set<String> = []
 
     /// Records the fields `module` declares.
     func declare(_ module: Module) {
         guard let id = module.id else { return }
         known[id] = (module.fields ?? []).map(FieldDescriptor.init(declared:))
+        declared.insert(id)
     }
 
     /// The fields known for a module (declared or learned), in first-seen order.
@@ -18,6 +22,7 @@ final class ModuleFieldCatalog {
 
     /// Learns fields from loaded instances of a module (the first 20 are enough to see its shape).
     func learn(from instances: [ContentInstance], moduleId: String) {
+        guard !declared.contains(moduleId) else { return }
         var fields = known[moduleId] ?? []
         for instance in instances.prefix(20) {
             for field in FieldDescriptor.fields(of: instance, module: nil) where !fields.contains(where: { $0.name == field.name }) {
