@@ -115,7 +115,7 @@ extension ContentManager {
             return try InstanceCSV.read(text, fields: try await fields(of: moduleId))
         case .json:
             let json: JSONValue
-            do { json = try JSONValue(data: file) } catch { throw .invalidInput(message: "The JSON file is not valid: \(error)") }
+            do { json = try JSONValue(parsing: file) } catch { throw .invalidInput(message: "The JSON file is not valid: \(error)") }
             guard let items = json["createdOrUpdated"]?.arrayValue ?? json.arrayValue else {
                 throw .invalidInput(message: "The JSON file holds neither {\"createdOrUpdated\": […]} nor a list of instances")
             }
