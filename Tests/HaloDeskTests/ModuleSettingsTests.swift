@@ -39,8 +39,8 @@ final class ModuleSettingsTests: XCTestCase {
                 XCTAssertFalse(fieldDialog.saveButton.isSensitive, "no name yet")
                 fieldDialog.nameRow.asEditable.text = Self.fieldName(type)
                 fieldDialog.typeRow.selectedIndex = FieldDialog.types.firstIndex(of: type) ?? 0
-                XCTAssertEqual(fieldDialog.choicesRow.isVisible, type.isChoice)
-                if type.isChoice {
+                XCTAssertEqual(fieldDialog.choicesRow.isVisible, type.takesChoices)
+                if type.takesChoices {
                     XCTAssertFalse(fieldDialog.saveButton.isSensitive, "a choice field needs its choices")
                     fieldDialog.choicesRow.asEditable.text = "Easy, Medium, Hard"
                 }

@@ -60,6 +60,15 @@ public enum FieldType: Int, Sendable, CaseIterable {
         }
     }
 
+    /// Choice types list their allowed values (`format.values`): the server checks values
+    /// against them, Module Settings edits them.
+    public var takesChoices: Bool {
+        switch self {
+        case .singleChoice, .multipleChoice, .singleSelectDropdown, .multipleSelectDropdown: return true
+        default: return false
+        }
+    }
+
     /// Single and multiple relations: values are instance ids (`include` populates them).
     public var isRelation: Bool { self == .singleRelation || self == .multipleRelation }
 }

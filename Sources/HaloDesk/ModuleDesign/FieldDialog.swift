@@ -94,7 +94,7 @@ final class FieldDialog {
     var definition: FieldDefinition {
         let type = selectedType
         let choices =
-            type.isChoice
+            type.takesChoices
             ? choicesRow.asEditable.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } : nil
         return FieldDefinition(
             nameRow.asEditable.text.trimmingCharacters(in: .whitespaces), type,
@@ -111,11 +111,11 @@ final class FieldDialog {
 
     private func formChanged() {
         let type = selectedType
-        choicesRow.isVisible = type.isChoice
+        choicesRow.isVisible = type.takesChoices
         dateOnlyRow.isVisible = type == .date
         problemLabel.isVisible = false
         nameRow.removeCSSClass("error")
-        saveButton.isSensitive = !definition.name.isEmpty && (!type.isChoice || !(definition.choices ?? []).isEmpty)
+        saveButton.isSensitive = !definition.name.isEmpty && (!type.takesChoices || !(definition.choices ?? []).isEmpty)
         previewValues()
     }
 
@@ -227,9 +227,6 @@ final class FieldDialog {
 }
 
 extension FieldType {
-    /// Choice types list their allowed values.
-    var isChoice: Bool { [.singleChoice, .multipleChoice, .singleSelectDropdown, .multipleSelectDropdown].contains(self) }
-
     /// The symbolic icon Module Settings shows beside a field of this type.
     var iconName: String {
         switch self {

@@ -137,13 +137,3 @@ enum FieldDesign {
         }
     }
 }
-
-extension FieldType {
-    /// Choice types list their allowed values (`format.values`).
-    var takesChoices: Bool {
-        switch self {
-        case .singleChoice, .multipleChoice, .singleSelectDropdown, .multipleSelectDropdown: return true
-        default: return false
-        }
-    }
-}
