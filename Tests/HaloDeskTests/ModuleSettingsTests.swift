@@ -99,6 +99,8 @@ final class ModuleSettingsTests: XCTestCase {
             removal.respond("confirm")
             XCTAssertTrue(harness.pump { !settings.fieldRows.contains { $0.field.name == "notes" } })
             XCTAssertTrue(harness.pump { view.changeBanner.isVisible }, "unsaved edits get the banner, not an overwrite")
+            XCTAssertTrue(view.changeBannerLabel.text.contains("changed the fields of this module"), view.changeBannerLabel.text)
+            try harness.screenshots(name: "change-banner-fields")
             XCTAssertEqual(view.editor.nameEntry.text, "Fluffy Pancakes", "what the user typed stays")
 
             // A type change that would clear a value asks first; Cancel changes nothing.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HaloContentStore
 import HaloServer
 import HaloTestSupport
@@ -125,6 +126,47 @@ final class ImportTests: XCTestCase {
         // Readers may not import.
         let reader = try await server.appToken()
         try await call("POST", "/api/generalcontent/module/\(moduleId!)/import", token: reader, status: 403)
+    }
+
+    /// An import at least as large as the store rebuilds the search indexes once at its end
+    /// (`ContentTables.withSecondaryIndexesDeferred`); a smaller one updates them row by row.
+    /// Either way, searches by value and by `like` answer from the new rows at once.
+    func testSearchesFindImportedRowsWhetherTheIndexesWereRebuiltOrUpdated() async throws {
+        func importBooks(_ numbers: ClosedRange<Int>) async throws {
+            let importId = try await start()
+            let rows = numbers.map { number -> (Int, JSONValue) in
+                let values: JSONValue = ["title": .string("Volume \(number) of the saga"), "pages": .number(Double(number))]
+                return (number - numbers.lowerBound + 1, ["name": .string("Book \(number)"), "values": values])
+            }
+            let staged = try await stage(importId, rows)
+            XCTAssertEqual(staged["problems"], [])
+            let outcome = try await call("POST", "/api/generalcontent/import/\(importId)/commit")
+            XCTAssertEqual(outcome["created"]?.int64Value, Int64(numbers.count))
+        }
+        func names(where operation: String, _ property: String, is value: JSONValue) async throws -> [String] {
+            let answer = try await call(
+                "POST", "/api/generalcontent/instance/search",
+                [
+                    "moduleIds": [.string(moduleId)], "pagination": ["skip": true],
+                    "searchValues": ["operation": .string(operation), "property": .string(property), "value": value],
+                ])
+            return (answer.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        }
+        func indexNames() throws -> Set<String> {
+            let database = try DatabaseQueue(path: server.directory.appendingPathComponent("halo.sqlite").path)
+            return Set(try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'") })
+        }
+        let indexesBefore = try indexNames()
+
+        try await importBooks(1...300)  // into an empty store: the indexes are rebuilt at the end
+        try await importBooks(301...310)  // into 300 stored instances: updated row by row
+        XCTAssertEqual(try indexNames(), indexesBefore, "every index is back after the rebuild")
+        for first in [1, 301] {
+            let byValue = try await names(where: "=", "pages", is: .number(Double(first + 5)))
+            XCTAssertEqual(byValue, ["Book \(first + 5)"])
+            let byLike = try await names(where: "like", "title", is: .string("volume \(first + 7) of"))
+            XCTAssertEqual(byLike, ["Book \(first + 7)"])
+        }
     }
 
     func testAKilledServerLeavesNoImportedInstanceBehind() async throws {

@@ -36,6 +36,13 @@ extension ContentTables {
         return result
     }
 
+    /// Whether a load of `rows` instances pays for `withSecondaryIndexesDeferred`: only when it
+    /// is at least as large as everything stored, since the rebuild covers every stored row.
+    public static func deferringIndexesPaysOff(forLoadOf rows: Int, in db: Database) throws -> Bool {
+        let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0
+        return rows >= stored
+    }
+
     private static func createSecondaryIndexes(in db: Database) throws {
         for index in ContentSchema.secondaryIndexes {
             try db.execute(sql: index.createSQL)

@@ -60,7 +60,7 @@ extension WorkspaceView {
                 guard let self, let open, let id = open.id, !self.editor.isNew, self.editor.instance?.id == id,
                     let change = schemaChanges.last(where: { $0.moduleId == open.moduleId })
                 else { return }
-                self.followOpenInstance(id: id, author: change.author)
+                self.followOpenInstance(id: id, author: change.author, becauseFieldsChanged: true)
             }
         }
         if listShowsAChange {
@@ -86,8 +86,9 @@ extension WorkspaceView {
         }
     }
 
-    /// Reads the open instance again: shows the server's version when nothing is edited, else the banner.
-    private func followOpenInstance(id: String, author: String?) {
+    /// Reads the open instance again: shows the server's version when nothing is edited, else the
+    /// banner (which says whether the module's fields or the instance itself changed).
+    private func followOpenInstance(id: String, author: String?, becauseFieldsChanged: Bool = false) {
         Task { @MainActor in
             defer { self.liveRefreshes += 1 }
             let current: ContentInstance?
@@ -106,7 +107,10 @@ extension WorkspaceView {
             guard current.updatedAt != shown.updatedAt || current.name != shown.name else { return }
             if self.editor.isDirty {
                 self.serverVersion = current
-                self.showChangeBanner("\(who) changed this instance on the server while you were editing it.")
+                self.showChangeBanner(
+                    becauseFieldsChanged
+                        ? "\(who) changed the fields of this module while you were editing. What you typed is kept."
+                        : "\(who) changed this instance on the server while you were editing it.")
             } else {
                 self.editor.show(current, fields: self.fields(for: current), isNew: false)
                 self.resolveRelationNames()

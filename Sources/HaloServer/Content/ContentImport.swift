@@ -119,6 +119,24 @@ struct ContentImport {
         }
         let fields = try ModuleCatalog.fields(moduleId: staging.moduleId, in: db)
         var outcome = Outcome()
+        // A large import into a small store (a new workspace's first content) rebuilds the
+        // search indexes once at the end instead of updating them row by row.
+        if try ContentTables.deferringIndexesPaysOff(forLoadOf: staging.rows, in: db) {
+            try ContentTables.withSecondaryIndexesDeferred(in: db) { try copyStagedRows(of: staging, fields: fields, into: &outcome) }
+        } else {
+            try copyStagedRows(of: staging, fields: fields, into: &outcome)
+        }
+        try ImportStaging.delete(importId, in: db)
+        if outcome.created + outcome.updated > 0 {
+            try EventLog.recordContentChange(
+                .moduleChanged, module: staging.moduleId, instance: nil, by: principal.displayName, at: clock.current(), in: db)
+        }
+        return outcome
+    }
+
+    /// Copies the staged rows into the content tables, checked again against `fields`.
+    private func copyStagedRows(of staging: ImportStaging.Record, fields: [ModuleField], into outcome: inout Outcome) throws {
+        let importId = staging.id
         var last = 0
         while true {
             let rows = try ImportStaging.rows(of: importId, after: last, limit: 1_000, in: db)
@@ -138,12 +156,6 @@ struct ContentImport {
             }
             try ContentTables.upsert(contentsOf: changed, in: db)
         }
-        try ImportStaging.delete(importId, in: db)
-        if outcome.created + outcome.updated > 0 {
-            try EventLog.recordContentChange(
-                .moduleChanged, module: staging.moduleId, instance: nil, by: principal.displayName, at: clock.current(), in: db)
-        }
-        return outcome
     }
 
     func cancel(_ importId: String) throws {

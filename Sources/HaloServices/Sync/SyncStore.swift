@@ -81,8 +81,7 @@ extension HaloCache {
     /// large as everything the cache already holds, since the bulk path rebuilds the content
     /// indexes over every stored row at its end.
     func prefersBulkFirstSync(announcedTotal: Int?) throws -> Bool {
-        let stored = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0 }
-        return (announcedTotal ?? 0) >= stored
+        try read { db in try ContentTables.deferringIndexesPaysOff(forLoadOf: announcedTotal ?? 0, in: db) }
     }
 
     /// Moves the sync point of `key` and appends the log entry (inside the caller's transaction).
