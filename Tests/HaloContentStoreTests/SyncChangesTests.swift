@@ -128,4 +128,67 @@ final class SyncChangesTests: XCTestCase {
         XCTAssertEqual(try cache.write { try ContentTables.removeAll(moduleId: "m", in: $0) }, 10)
         XCTAssertEqual(try cache.read { try ContentTables.moduleCounts(in: $0) }, [:])
     }
+
+    /// The server's sync answer is written from the stored text (`forEachChangeAsWireJSON`); it
+    /// must read back as the very instances `forEachChange` decodes, encoded the usual way
+    /// (`JSONEncoder` over `WireInstance`), localized or not, in the same chunks and order.
+    func testWireJSONChangeSetsEqualTheEncodedInstances() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            var items = (1...25).map { instance($0, module: $0 % 3 == 0 ? "plain" : "m", createdAt: Int64($0)) }
+            items[0].values = [
+                "title": ["en-US": "Hello", "es-ES": "Hola \"amigo\"\n"], "count": 12, "ratio": 0.5, "list": [1, "two", nil, ["x": true]],
+                "empty": [:], "none": nil,
+            ]
+            items[0].tags = [
+                WireTag(id: "t1", name: "Platform", value: "ios", tagType: "000000000000000000000002"),
+                WireTag(name: "Old", value: "1", tagTypeObject: ["id": "000000000000000000000004", "name": "custom"]),
+            ]
+            items[0].pushSchedule = ["date": 1_700_000_000_000]
+            items[0].externalId = "ext-1"
+            items[1].values = ["title": ["en-US": "Only English"]]
+            items[1].customerId = nil
+            items[1].revision = nil
+            items[1].publishedAt = 7
+            items[1].createdBy = "Ana Ñ"
+            try ContentTables.upsert(contentsOf: items, in: db)
+            try ContentTables.softDelete(id: hexId(4), at: 60, by: "Editor", in: db)
+            var updated = items[4]
+            updated.updatedAt = 61
+            updated.values = ["title": ["es-ES": "Cambio"]]
+            try ContentTables.upsert(updated, in: db)
+        }
+        let encoder = JSONEncoder()
+        for (from, locale) in [(nil, nil), (nil, "es-ES"), (30, nil), (30, "es-ES")] as [(Int64?, String?)] {
+            let label = "from \(from.map(String.init) ?? "nil"), locale \(locale ?? "none")"
+            var decoded: [JSONValue] = []
+            var written: [JSONValue] = []
+            try db.read { db in
+                try ContentTables.forEachChange(moduleIds: ["m", "plain"], from: from, to: 100, chunkSize: 4, in: db) { chunk in
+                    switch chunk {
+                    case .created(let items), .updated(let items):
+                        let shown = items.map { item in
+                            locale.map { item.module == "m" ? item.localized(to: $0, fields: ["title"]) : item } ?? item
+                        }
+                        decoded.append(.array(try shown.map { try JSONValue(data: encoder.encode($0)) }))
+                    case .deleted(let ids): decoded.append(.array(ids.map(JSONValue.string)))
+                    }
+                }
+                try ContentTables.forEachChangeAsWireJSON(
+                    moduleIds: ["m", "plain"], from: from, to: 100, chunkSize: 4, locale: locale, localizedFields: ["m": ["title"]],
+                    in: db
+                ) { chunk in
+                    switch chunk {
+                    case .created(let items, let count), .updated(let items, let count):
+                        let array = try JSONValue(parsing: "[\(items)]")
+                        XCTAssertEqual(array.arrayValue?.count, count, label)
+                        written.append(array)
+                    case .deleted(let ids): written.append(.array(ids.map(JSONValue.string)))
+                    }
+                }
+            }
+            XCTAssertEqual(written, decoded, label)
+            XCTAssertFalse(decoded.isEmpty, label)
+        }
+    }
 }

@@ -86,7 +86,13 @@ final class StreamRobustnessTests: XCTestCase {
 
         // Once every answer is produced and the stall timeout has passed, the server has hung up on
         // every reader: what is left to read is what the sockets' buffers held, then the end.
-        try await Task.sleep(for: oneSync * 8 + .seconds(4))
+        // (Waited for on the server's count, not for a time: how long 16 answers take to produce
+        // depends on the build and the machine's load.)
+        let deadline = ContinuousClock.now + oneSync * 16 + .seconds(60)
+        while server.admin.syncAnswersInProgress > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTAssertEqual(server.admin.syncAnswersInProgress, 0, "every stalled answer is cut off")
         for (index, reader) in readers.enumerated() {
             let (data, closed) = reader.readToEnd(timeout: 10, maxBytes: 8 << 20)
             XCTAssertTrue(closed, "stalled reader \(index) is still being served (\(data.count) bytes read)")

@@ -136,11 +136,16 @@ extension WireInstance {
     /// `locale`, or null when that locale is missing (§11.1 `locale`). Other fields are untouched.
     public func localized(to locale: String, fields localizedFields: Set<String>) -> WireInstance {
         var copy = self
+        Self.localize(&copy.values, to: locale, fields: localizedFields)
+        return copy
+    }
+
+    /// `localized(to:fields:)` on a values object.
+    static func localize(_ values: inout [String: JSONValue], to locale: String, fields localizedFields: Set<String>) {
         for field in localizedFields {
             guard let value = values[field], case .object(let perLocale) = value else { continue }
-            copy.values[field] = perLocale[locale] ?? .null
+            values[field] = perLocale[locale] ?? .null
         }
-        return copy
     }
 
     /// Keeps only the listed `values` keys (§11.1 `fields`; "values.X" and "X" both name X).

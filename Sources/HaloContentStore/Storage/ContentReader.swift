@@ -9,6 +9,11 @@ enum ContentReader {
         i.deleted_at, i.created_by, i.updated_by, i.deleted_by, i.customer_id, i.revision,
         b.values_json, b.tags_json, b.extra_json
         """
+    /// The place in `columns` of a `content_instance` column.
+    static func columnIndex(of column: String) -> Int {
+        let names = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst(2) }
+        return names.firstIndex { $0 == column } ?? 0
+    }
     /// `FROM` clause matching `columns`.
     static let source = "content_instance i JOIN content_body b ON b.pk = i.pk"
 
@@ -39,6 +44,70 @@ enum ContentReader {
             customerId: row[13], revision: row[14],
             pushSchedule: extra["pushSchedule"], externalId: extra["externalId"])
     }
+
+    /// Appends the wire JSON of the instance in `row` (`columns`): the keys and explicit nulls of
+    /// `WireInstance.encode(to:)`, with the stored text of its values and tags copied as it is
+    /// (the writer stored them compact, keys sorted). `localizedTo` (a locale and the module's
+    /// localized fields) parses the values to keep one locale's text of each localized field.
+    static func writeWireJSON(of row: Row, localizedTo localization: (locale: String, fields: Set<String>)?, into out: inout String)
+        throws
+    {
+        let id: String = row[1]
+        let valuesText: String = row[15]
+        let tagsText: String = row[16]
+        // The writer stores an object and an array; anything else is damage, not to be sent.
+        guard valuesText.utf8.first == UInt8(ascii: "{"), tagsText.utf8.first == UInt8(ascii: "[") else {
+            throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable")
+        }
+        func string(_ text: String?) {
+            if let text { JSONValue.writeString(text, into: &out) } else { out += "null" }
+        }
+        out += "{\"id\":"
+        JSONValue.writeString(id, into: &out)
+        out += ",\"module\":"
+        string(row[2])
+        out += ",\"name\":"
+        string(row[3])
+        out += ",\"values\":"
+        if let localization {
+            guard case .object(var values) = try? JSONParser.parse(valuesText) else {
+                throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable")
+            }
+            WireInstance.localize(&values, to: localization.locale, fields: localization.fields)
+            JSONValue.writeObject(values, into: &out)
+        } else {
+            out += valuesText
+        }
+        out += ",\"tags\":"
+        out += tagsText
+        // Dates and editors are always present (null when unset); customerId and revision only when set.
+        for column in 4...9 {
+            out += wireKeys[column - 4]
+            out += (row[column] as Int64?).map { String($0) } ?? "null"
+        }
+        for column in 10...12 {
+            out += wireKeys[column - 4]
+            string(row[column])
+        }
+        for column in 13...14 {
+            guard let value = row[column] as Int64? else { continue }
+            out += wireKeys[column - 4]
+            out += String(value)
+        }
+        var extra: [String: JSONValue] = [:]
+        if let extraText: String = row[17], case .object(let object)? = try? JSONParser.parse(extraText) { extra = object }
+        out += ",\"pushSchedule\":"
+        JSONValue.write(extra["pushSchedule"] ?? .null, into: &out)
+        out += ",\"externalId\":"
+        JSONValue.write(extra["externalId"] ?? .null, into: &out)
+        out += "}"
+    }
+
+    /// `,"key":` of the metadata columns 4 … 14 of `columns`, in `WireInstance.encode(to:)`'s order.
+    private static let wireKeys = [
+        "createdAt", "updatedAt", "publishedAt", "removedAt", "archivedAt", "deletedAt",
+        "createdBy", "updatedBy", "deletedBy", "customerId", "revision",
+    ].map { ",\"\($0)\":" }
 
     /// Instances by primary key, in the order of `pks` (missing ones skipped).
     static func instances(pks: [Int64], in db: Database) throws -> [WireInstance] {

@@ -28,25 +28,31 @@ extension ContentTables {
     /// a progress total announced before streaming it.
     public static func countChanges(moduleIds: [String], from: Int64?, to: Int64, in db: Database) throws -> Int {
         var total = 0
-        for (_, condition) in changeConditions(from: from) {
-            let arguments: StatementArguments = ["modules": ContentReader.jsonArray(moduleIds), "from": from ?? 0, "to": to]
-            total += try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance i WHERE \(condition)", arguments: arguments) ?? 0
+        for (_, condition, _) in changeConditions(from: from) {
+            for moduleId in Set(moduleIds) {
+                let arguments: StatementArguments = ["module": moduleId, "from": from ?? 0, "to": to]
+                total +=
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT count(*) FROM content_instance i WHERE \(condition)"), arguments: arguments)
+                    ?? 0
+            }
         }
         return total
     }
 
-    /// The WHERE clause of each part of a window (0 created, 1 updated, 2 deleted). A first sync
-    /// has no updates or deletions: the client has nothing yet.
-    private static func changeConditions(from: Int64?) -> [(kind: Int, condition: String)] {
+    /// The WHERE clause of each part of a window (0 created, 1 updated, 2 deleted) for one
+    /// `:module`, and the column whose index (module, column) serves it. A first sync has no
+    /// updates or deletions: the client has nothing yet.
+    private static func changeConditions(from: Int64?) -> [(kind: Int, condition: String, keyColumn: String)] {
         let live = "(i.deleted_at IS NULL OR i.deleted_at > :to)"
-        let inModules = "i.module IN (SELECT value FROM json_each(:modules))"
+        let inModule = "i.module = :module"
         let createdWindow = from == nil ? "i.created_at <= :to" : "i.created_at > :from AND i.created_at <= :to"
-        let created = (0, "\(inModules) AND \(createdWindow) AND \(live)")
+        let created = (0, "\(inModule) AND \(createdWindow) AND \(live)", "created_at")
         guard from != nil else { return [created] }
         return [
             created,
-            (1, "\(inModules) AND i.updated_at > :from AND i.updated_at <= :to AND i.created_at <= :from AND \(live)"),
-            (2, "\(inModules) AND i.deleted_at > :from AND i.deleted_at <= :to AND i.created_at <= :from"),
+            (1, "\(inModule) AND i.updated_at > :from AND i.updated_at <= :to AND i.created_at <= :from AND \(live)", "updated_at"),
+            (2, "\(inModule) AND i.deleted_at > :from AND i.deleted_at <= :to AND i.created_at <= :from", "deleted_at"),
         ]
     }
 
@@ -56,26 +62,95 @@ extension ContentTables {
         moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int = 500, in db: Database,
         _ body: (SyncChunk) throws -> Void
     ) throws {
-        let size = max(1, chunkSize)
-        let modules = ContentReader.jsonArray(moduleIds)
-        for (kind, condition) in changeConditions(from: from) {
-            var after: Int64 = 0
-            while true {
-                // Keyset pagination on pk: each chunk is one short index-driven query.
-                let sql =
-                    kind == 2
-                    ? "SELECT i.pk, i.id FROM content_instance i WHERE \(condition) AND i.pk > :after ORDER BY i.pk LIMIT :limit"
-                    : "SELECT i.pk FROM content_instance i WHERE \(condition) AND i.pk > :after ORDER BY i.pk LIMIT :limit"
-                let arguments: StatementArguments = ["modules": modules, "from": from ?? 0, "to": to, "after": after, "limit": size]
-                let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-                guard let last = rows.last else { break }
-                after = last[0]
+        var instances: [WireInstance] = []
+        var ids: [String] = []
+        try walkChanges(
+            moduleIds: moduleIds, from: from, to: to, chunkSize: chunkSize, in: db,
+            row: { kind, row in
+                if kind == 2 { ids.append(row[1]) } else { instances.append(try ContentReader.instance(from: row)) }
+            },
+            endOfChunk: { kind in
                 switch kind {
-                case 0: try body(.created(ContentReader.instances(pks: rows.map { $0[0] }, in: db)))
-                case 1: try body(.updated(ContentReader.instances(pks: rows.map { $0[0] }, in: db)))
-                default: try body(.deleted(rows.map { $0[1] }))
+                case 0: try body(.created(instances))
+                case 1: try body(.updated(instances))
+                default: try body(.deleted(ids))
                 }
-                if rows.count < size { break }
+                instances.removeAll(keepingCapacity: true)
+                ids.removeAll(keepingCapacity: true)
+            })
+    }
+
+    /// The same change set as `forEachChange`, each created or updated instance handed over as its
+    /// wire JSON (the keys of `WireInstance`'s encoding; items separated by commas), written from
+    /// the stored text of its values and tags without parsing it: the server's sync answer. With
+    /// a `locale`, the values of instances of modules with localized fields (`localizedFields`,
+    /// by module id) are parsed and localized as `WireInstance.localized` does.
+    public static func forEachChangeAsWireJSON(
+        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int = 500,
+        locale: String?, localizedFields: [String: Set<String>], in db: Database,
+        _ body: (SyncTextChunk) throws -> Void
+    ) throws {
+        var text = ""
+        var count = 0
+        var ids: [String] = []
+        try walkChanges(
+            moduleIds: moduleIds, from: from, to: to, chunkSize: chunkSize, in: db,
+            row: { kind, row in
+                if kind == 2 { return ids.append(row[1]) }
+                if count > 0 { text += "," }
+                var localization: (locale: String, fields: Set<String>)?
+                if let locale, let fields = localizedFields[row[2] as String], !fields.isEmpty { localization = (locale, fields) }
+                try ContentReader.writeWireJSON(of: row, localizedTo: localization, into: &text)
+                count += 1
+            },
+            endOfChunk: { kind in
+                switch kind {
+                case 0: try body(.created(items: text, count: count))
+                case 1: try body(.updated(items: text, count: count))
+                default: try body(.deleted(ids))
+                }
+                text.removeAll(keepingCapacity: true)
+                count = 0
+                ids.removeAll(keepingCapacity: true)
+            })
+    }
+
+    /// Hands each row of the change set (`ContentReader.columns`) to `row`, chunk by chunk, and
+    /// calls `endOfChunk` after each chunk: kind 0 created, 1 updated, 2 deleted. Within a kind,
+    /// module by module, rows come in the order of the index that finds them ((module, column),
+    /// then pk): keyset pagination on that order makes each chunk one short index range. (Paging
+    /// on pk alone made SQLite gather and sort the whole module for every chunk: quadratic.)
+    private static func walkChanges(
+        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int, in db: Database,
+        row: (_ kind: Int, _ row: Row) throws -> Void, endOfChunk: (_ kind: Int) throws -> Void
+    ) throws {
+        let size = max(1, chunkSize)
+        var seen = Set<String>()
+        let modules = moduleIds.filter { seen.insert($0).inserted }
+        for (kind, condition, keyColumn) in changeConditions(from: from) {
+            let sql = """
+                SELECT \(ContentReader.columns) FROM \(ContentReader.source)
+                WHERE \(condition) AND (i.\(keyColumn), i.pk) > (:afterKey, :afterPK)
+                ORDER BY i.\(keyColumn), i.pk LIMIT :limit
+                """
+            let keyIndex = ContentReader.columnIndex(of: keyColumn)
+            for module in modules {
+                var afterKey = Int64.min
+                var afterPK: Int64 = 0
+                while true {
+                    let arguments: StatementArguments = [
+                        "module": module, "from": from ?? 0, "to": to, "afterKey": afterKey, "afterPK": afterPK, "limit": size,
+                    ]
+                    let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+                    var read = 0
+                    while let next = try rows.next() {
+                        (afterKey, afterPK) = (next[keyIndex], next[0])
+                        read += 1
+                        try row(kind, next)
+                    }
+                    if read > 0 { try endOfChunk(kind) }
+                    if read < size { break }
+                }
             }
         }
     }

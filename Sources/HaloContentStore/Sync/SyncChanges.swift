@@ -22,3 +22,11 @@ public enum SyncChunk: Sendable, Hashable {
     case updated([WireInstance])
     case deleted([String])
 }
+
+/// One chunk of a streamed change set as wire JSON (`ContentTables.forEachChangeAsWireJSON`):
+/// `items` holds `count` instance objects separated by commas, ready to go between `[` and `]`.
+public enum SyncTextChunk: Sendable, Hashable {
+    case created(items: String, count: Int)
+    case updated(items: String, count: Int)
+    case deleted([String])
+}

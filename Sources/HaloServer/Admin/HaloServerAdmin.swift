@@ -36,6 +36,10 @@ public struct ClientCredentials: Sendable, Equatable {
 public struct HaloServerAdmin: Sendable {
     let environment: ServerEnvironment
 
+    /// Sync answers admitted and not yet ended: being produced, or waiting for their client (a
+    /// stalled client's answer ends when the server cuts it off).
+    public var syncAnswersInProgress: Int { environment.streams.count }
+
     /// Opens (creating and migrating if needed) the database in `dataDirectory` without serving it.
     public static func open(dataDirectory: URL) throws -> HaloServerAdmin {
         let database = try ServerDatabase.open(directory: dataDirectory)

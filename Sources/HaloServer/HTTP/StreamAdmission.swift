@@ -17,6 +17,9 @@ final class StreamAdmission: Sendable {
 
     init(limits: ServerLimits) { self.limits = limits }
 
+    /// The streams counted now (admitted and not yet ended).
+    var count: Int { state.withLock { $0.total } }
+
     /// Counts a new stream, or refuses it with 503 (server full) or 429 (this token or address
     /// has too many). The returned closure ends the stream's count; calling it again does nothing.
     func admit(token: String?, address: String?) throws(APIError) -> @Sendable () -> Void {

@@ -119,30 +119,18 @@ enum SyncRoutes {
             total.value.withLock { $0 = count }
             guard pipe.send(.ready) else { return }
             var encoder = SyncJSONEncoder(syncTimestamp: syncTimestamp)
-            try ContentTables.forEachChange(
-                moduleIds: moduleIds, from: sync.fromSync, to: syncTimestamp, chunkSize: chunkSize, in: db
+            // Written from the stored JSON of each instance, not decoded and encoded again.
+            try ContentTables.forEachChangeAsWireJSON(
+                moduleIds: moduleIds, from: sync.fromSync, to: syncTimestamp, chunkSize: chunkSize,
+                locale: sync.locale, localizedFields: localized, in: db
             ) { chunk in
-                let localizedChunk: SyncChunk
-                switch chunk {
-                case .created(let items): localizedChunk = .created(localize(items, sync.locale, localized))
-                case .updated(let items): localizedChunk = .updated(localize(items, sync.locale, localized))
-                case .deleted: localizedChunk = chunk
-                }
-                guard pipe.send(.chunk(try encoder.encode(localizedChunk))) else { throw CancellationError() }
+                guard pipe.send(.chunk(encoder.encode(chunk))) else { throw CancellationError() }
             }
             if pipe.send(.chunk(encoder.finish())) { pipe.send(.end) }
         } catch is CancellationError {
             return
         } catch {
             pipe.send(.failure(error))
-        }
-    }
-
-    private static func localize(_ items: [WireInstance], _ locale: String?, _ fields: [String: Set<String>]) -> [WireInstance] {
-        guard let locale else { return items }
-        return items.map { item in
-            guard let names = fields[item.module] else { return item }
-            return item.localized(to: locale, fields: names)
         }
     }
 }
@@ -160,22 +148,21 @@ struct SyncJSONEncoder {
     private var sectionHasItems = false
     private var started = false
     private let syncTimestamp: Int64
-    private let json = JSONResponse.encoder()
 
     init(syncTimestamp: Int64) { self.syncTimestamp = syncTimestamp }
 
-    mutating func encode(_ chunk: SyncChunk) throws -> ByteBuffer {
+    mutating func encode(_ chunk: SyncTextChunk) -> ByteBuffer {
         var buffer = ByteBuffer()
         switch chunk {
-        case .created(let items):
+        case .created(let items, let count):
             advance(to: .created, &buffer)
-            for item in items { try append(json.encode(item), &buffer) }
-        case .updated(let items):
+            append(items, count: count, &buffer)
+        case .updated(let items, let count):
             advance(to: .updated, &buffer)
-            for item in items { try append(json.encode(item), &buffer) }
+            append(items, count: count, &buffer)
         case .deleted(let ids):
             advance(to: .deleted, &buffer)
-            for id in ids { append(JSONValue.object(["id": .string(id)]).data(), &buffer) }
+            for id in ids { append(JSONValue.object(["id": .string(id)]).compactJSONText, count: 1, &buffer) }
         }
         return buffer
     }
@@ -187,9 +174,11 @@ struct SyncJSONEncoder {
         return buffer
     }
 
-    private mutating func append(_ data: Data, _ buffer: inout ByteBuffer) {
+    /// Appends `count` comma-separated items.
+    private mutating func append(_ items: String, count: Int, _ buffer: inout ByteBuffer) {
+        guard count > 0 else { return }
         if sectionHasItems { buffer.writeString(",") }
-        buffer.writeBytes(data)
+        buffer.writeString(items)
         sectionHasItems = true
     }
 
