@@ -105,6 +105,7 @@ extension HaloCache {
     /// Upserts (created and updated alike: clients upsert, §14.2), then deletions, and records
     /// which module ids `key` covers (inside the caller's transaction).
     static func apply(key: String, upserts: [WireInstance], deletions: [String], in db: Database) throws {
+        try dropOtherCopies(key: key, modules: Set(upserts.map(\.module)), in: db)
         try ContentTables.apply(.updated(upserts), in: db)
         if !deletions.isEmpty { try ContentTables.apply(.deleted(deletions), in: db) }
         try OutboxShadow.syncApplied(upserts: upserts, deletions: deletions, in: db)  // waiting edits stay visible
@@ -116,6 +117,21 @@ extension HaloCache {
     /// The module ids synced under `key` (the id itself, or every id seen under a name).
     func syncedModuleIds(key: String, in db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT module_id FROM cache_sync_module WHERE sync_key = ? ORDER BY module_id", arguments: [key])
+    }
+
+    /// A first sync by name that meets a module the cache holds under another key (the module
+    /// was renamed and synced by its old name or by id): that copy may hold instances deleted on
+    /// the server since, which a first sync never reports. The answer carries every live instance
+    /// of the module, so the older copy goes before its first chunk is written (waiting edits are
+    /// laid over again).
+    private static func dropOtherCopies(key: String, modules: Set<String>, in db: Database) throws {
+        let known = Set(try String.fetchAll(db, sql: "SELECT module_id FROM cache_sync_module WHERE sync_key = ?", arguments: [key]))
+        let met = modules.subtracting(known)
+        guard !met.isEmpty,
+            try Bool.fetchOne(db, sql: "SELECT first_sync_in_progress FROM cache_sync_state WHERE sync_key = ?", arguments: [key]) == true
+        else { return }
+        for module in met.sorted() { try ContentTables.removeAll(moduleId: module, in: db) }
+        try OutboxShadow.reapplyWaitingEdits(try OutboxShadow.waitingInstanceIds(in: db), in: db)
     }
 
     private static func dropInstances(key: String, in db: Database) throws {
