@@ -56,7 +56,7 @@ final class StreamRobustnessTests: XCTestCase {
         }
         let oneSync = ContinuousClock.now - start
         try await Task.sleep(for: .milliseconds(200))
-        let descriptorsBefore = openDescriptorCount()
+        let descriptorsBefore = openSocketAndSpoolCount()
 
         // 16 syncs of the whole module (≈ 30 MB each), 4 per token; nobody reads the answers.
         var readers: [RawConnection] = []
@@ -108,10 +108,10 @@ final class StreamRobustnessTests: XCTestCase {
         XCTAssertEqual(again.status, 200)
         // The server closes what a dropped reader held on its own tasks: on a busy machine that
         // can take longer than a fixed wait, so wait until the count is back (a leak never is).
-        var open = openDescriptorCount()
+        var open = openSocketAndSpoolCount()
         for _ in 0..<50 where open > descriptorsBefore + 4 {
             try await Task.sleep(for: .milliseconds(200))
-            open = openDescriptorCount()
+            open = openSocketAndSpoolCount()
         }
         XCTAssertLessThanOrEqual(open, descriptorsBefore + 4, "spool files or sockets leaked")
     }
@@ -152,7 +152,7 @@ final class StreamRobustnessTests: XCTestCase {
         // holds megabytes the server had sent, so the client side cannot see the end soon: the
         // server's own descriptors tell.)
         try await Task.sleep(for: .milliseconds(500))
-        let baseline = openDescriptorCount()
+        let baseline = openSocketAndSpoolCount()
         let crawler = try RawConnection(port: server.server.port, receiveBuffer: 4096)
         try crawler.send(request)
         var crumb = [UInt8](repeating: 0, count: 256)
@@ -161,7 +161,7 @@ final class StreamRobustnessTests: XCTestCase {
         let crawlDeadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < crawlDeadline {
             _ = recv(crawler.descriptor, &crumb, crumb.count, Int32(MSG_DONTWAIT))
-            let open = openDescriptorCount()
+            let open = openSocketAndSpoolCount()
             if open > baseline + 1 { served = true }
             // Only the client's own socket is left once the server has let go of the connection and its spool.
             if served && open <= baseline + 1 {
