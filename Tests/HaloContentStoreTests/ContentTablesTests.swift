@@ -24,8 +24,8 @@ final class ContentTablesTests: XCTestCase {
         }
     }
 
-    /// A metadata-only update (the usual incremental sync) keeps the value, tag and trigram rows
-    /// as they are; any change of values, tags or module still rewrites them.
+    /// A metadata-only update (the usual incremental sync) keeps the body, value, tag and trigram
+    /// rows as they are; any change of values, tags or module still rewrites them.
     func testMetadataOnlyUpdateKeepsIndexRowsAndSearchStaysExact() throws {
         let db = try makeContentDatabase()
         try db.write { db in
@@ -40,11 +40,23 @@ final class ContentTablesTests: XCTestCase {
             }
             let before = db.totalChangesCount
             try ContentTables.upsert(contentsOf: renamed, in: db)
-            XCTAssertEqual(db.totalChangesCount - before, 6, "one instance row and one body row each; no value, tag or trigram rows")
+            XCTAssertEqual(db.totalChangesCount - before, 3, "one instance row each; no body, value, tag or trigram rows")
             XCTAssertEqual(try ContentTables.instance(id: hexId(2), in: db), renamed[1])
             let like = try ContentTables.search(SearchRequest(searchValues: .compare("title", .like, "ROAD")), in: db)
             XCTAssertEqual(like.total, 3, "the trigram index still holds the kept strings")
             XCTAssertEqual(try ContentTables.search(SearchRequest(segmentTags: tags), in: db).total, 3)
+            // A changed push schedule alone rewrites the body; a deletion reaches its index.
+            var scheduled = renamed[2]
+            scheduled.pushSchedule = ["date": 1]
+            try ContentTables.upsert(scheduled, in: db)
+            XCTAssertEqual(try ContentTables.instance(id: hexId(3), in: db)?.pushSchedule, ["date": 1])
+            scheduled.deletedAt = 6_000
+            try ContentTables.upsert(scheduled, in: db)
+            let deleted = try String.fetchAll(
+                db, sql: "SELECT id FROM content_instance INDEXED BY content_instance_deleted WHERE deleted_at IS NOT NULL")
+            XCTAssertEqual(deleted, [hexId(3)])
+            scheduled.deletedAt = nil
+            try ContentTables.upsert(scheduled, in: db)
 
             // The same id twice in one batch, the second version changing the values: last one wins.
             try ContentTables.upsert(contentsOf: [renamed[0], instance(1, values: ["title": "lane"], tags: [])], in: db)

@@ -5,6 +5,7 @@ import GRDB
 final class ContentWriter {
     private let db: Database
     private let upsertInstance: Statement
+    private let updateChangingMetadata: Statement
     private let upsertBody: Statement
     private let deleteValues: Statement
     private let deleteTags: Statement
@@ -43,6 +44,15 @@ final class ContentWriter {
                     revision = excluded.revision
                 RETURNING pk
                 """)
+        // An update that keeps module, createdAt and deletedAt (the usual edit) sets only the
+        // other columns: SQLite then leaves the four indexes over those columns untouched, where
+        // the upsert above rewrites an entry in each (a random page per index and instance).
+        updateChangingMetadata = try db.cachedStatement(
+            sql: """
+                UPDATE content_instance SET name = ?, name_folded = ?, updated_at = ?, published_at = ?, removed_at = ?,
+                    archived_at = ?, created_by = ?, updated_by = ?, deleted_by = ?, customer_id = ?, revision = ?
+                WHERE id = ? RETURNING pk
+                """)
         upsertBody = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO content_body (pk, values_json, tags_json, extra_json) VALUES (?, ?, ?, ?)
@@ -59,7 +69,8 @@ final class ContentWriter {
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
         selectStoredContent = try db.cachedStatement(
             sql: """
-                SELECT i.id, i.module, b.values_json, b.tags_json FROM content_instance i JOIN content_body b ON b.pk = i.pk
+                SELECT i.id, i.module, b.values_json, b.tags_json, b.extra_json, i.created_at, i.deleted_at
+                FROM content_instance i JOIN content_body b ON b.pk = i.pk
                 WHERE i.id IN (SELECT value FROM json_each(?))
                 """)
     }
@@ -98,14 +109,14 @@ final class ContentWriter {
         guard !batch.isEmpty else { return }
         let encoded = batch.map(EncodedContent.init)
         let kept = try keptContent(batch, encoded)
-        let pks = try batch.map(upsertMetadata)
+        let pks = try batch.map { try upsertMetadata($0, keepingIndexedColumns: kept.indexedColumns.contains($0.id)) }
         // Only instances whose values change leave and re-enter the trigram index.
         let reindexed = Array(Set(zip(batch, pks).filter { !kept.values.contains($0.0.id) }.map(\.1))).sorted()
         try TrigramIndex.remove(instances: reindexed, in: db)
         do {
             for ((instance, content), pk) in zip(zip(batch, encoded), pks) {
                 try writeContent(
-                    instance, content, pk: pk,
+                    instance, content, pk: pk, keepBody: kept.bodies.contains(instance.id),
                     keepValues: kept.values.contains(instance.id), keepTags: kept.tags.contains(instance.id))
             }
         } catch {
@@ -122,44 +133,84 @@ final class ContentWriter {
     private struct EncodedContent {
         let values: String
         let tags: String
+        let extra: String?
         init(_ instance: WireInstance) {
             values = JSONValue.objectText(instance.values)
             tags = ContentWriter.tagsText(instance.tags)
+            extra = ContentWriter.extraText(instance)
         }
     }
 
-    /// The ids whose stored values (and, separately, tags) already equal every version of them in
-    /// the batch, in the same module: their value and tag rows would be rewritten identically
-    /// (they are a function of module, values and key), so they are kept. An edit that changes
-    /// only metadata, the usual incremental sync, then touches no value index or trigram page.
-    private func keptContent(_ batch: ArraySlice<WireInstance>, _ encoded: [EncodedContent]) throws
-        -> (values: Set<String>, tags: Set<String>)
-    {
+    /// What `keptContent` found already stored, by instance id.
+    private struct KeptContent {
+        /// Value rows (and their trigram entries) already right.
+        var values: Set<String> = []
+        /// Tag rows already right.
+        var tags: Set<String> = []
+        /// The whole `content_body` row already right.
+        var bodies: Set<String> = []
+        /// Stored once in the batch, with the same module, createdAt and deletedAt: the update
+        /// leaves the indexes over those columns alone (`updateChangingMetadata`).
+        var indexedColumns: Set<String> = []
+    }
+
+    /// The ids whose stored values (and, separately, tags, the whole body, the indexed metadata)
+    /// already equal every version of them in the batch, in the same module: their rows would be
+    /// rewritten identically (value and tag rows are a function of module, values and key), so
+    /// they are kept. An edit that changes only metadata, the usual incremental sync, then touches
+    /// no value index, trigram page or body, and only the indexes of the columns it changes.
+    private func keptContent(_ batch: ArraySlice<WireInstance>, _ encoded: [EncodedContent]) throws -> KeptContent {
         // One statement for the whole batch: a first sync (nothing stored) pays one index probe
         // per instance inside SQLite and no per-row round trip.
-        var stored: [String: (module: String, values: String, tags: String)] = [:]
+        struct Stored {
+            let module: String, values: String, tags: String, extra: String?, createdAt: Int64, deletedAt: Int64?
+        }
+        var stored: [String: Stored] = [:]
         let ids = ContentReader.jsonArray(batch.map(\.id))
         let rows = try Row.fetchCursor(selectStoredContent, arguments: [ids])
         while let row = try rows.next() {
-            stored[row[0] as String] = (module: row[1], values: row[2], tags: row[3])
+            stored[row[0] as String] = Stored(
+                module: row[1], values: row[2], tags: row[3], extra: row[4], createdAt: row[5], deletedAt: row[6])
         }
         var sameValues: [String: Bool] = [:]
         var sameTags: [String: Bool] = [:]
+        var sameBody: [String: Bool] = [:]
+        var occurrences: [String: Int] = [:]
+        var kept = KeptContent()
         for (instance, content) in zip(batch, encoded) {
+            occurrences[instance.id, default: 0] += 1
             guard let row = stored[instance.id], row.module == instance.module else {
                 sameValues[instance.id] = false
                 sameTags[instance.id] = false
+                sameBody[instance.id] = false
                 continue
             }
-            sameValues[instance.id] = (sameValues[instance.id] ?? true) && row.values == content.values
-            sameTags[instance.id] = (sameTags[instance.id] ?? true) && row.tags == content.tags
+            let values = row.values == content.values, tags = row.tags == content.tags
+            sameValues[instance.id] = (sameValues[instance.id] ?? true) && values
+            sameTags[instance.id] = (sameTags[instance.id] ?? true) && tags
+            sameBody[instance.id] = (sameBody[instance.id] ?? true) && values && tags && row.extra == content.extra
+            if row.createdAt == instance.createdAt && row.deletedAt == instance.deletedAt { kept.indexedColumns.insert(instance.id) }
         }
-        return (Set(sameValues.filter(\.value).keys), Set(sameTags.filter(\.value).keys))
+        kept.values = Set(sameValues.filter(\.value).keys)
+        kept.tags = Set(sameTags.filter(\.value).keys)
+        kept.bodies = Set(sameBody.filter(\.value).keys)
+        // An id twice in the batch: its first write changes what the second was compared with.
+        kept.indexedColumns.subtract(occurrences.filter { $0.value > 1 }.keys)
+        return kept
     }
 
     /// Inserts or replaces the instance's `content_instance` row; returns its key.
-    private func upsertMetadata(_ instance: WireInstance) throws -> Int64 {
+    /// `keepingIndexedColumns`: the stored row has the same module, createdAt and deletedAt.
+    private func upsertMetadata(_ instance: WireInstance, keepingIndexedColumns: Bool) throws -> Int64 {
         let createdAt = try Self.validatedCreatedAt(instance)
+        if keepingIndexedColumns {
+            updateChangingMetadata.setUncheckedArguments([
+                instance.name, instance.name.lowercased(), instance.updatedAt, instance.publishedAt, instance.removedAt,
+                instance.archivedAt, instance.createdBy, instance.updatedBy, instance.deletedBy, instance.customerId,
+                instance.revision, instance.id,
+            ])
+            if let pk = try Int64.fetchOne(updateChangingMetadata) { return pk }
+        }
         upsertInstance.setUncheckedArguments([
             instance.id, instance.module, instance.name, instance.name.lowercased(), createdAt,
             instance.updatedAt, instance.publishedAt, instance.removedAt, instance.archivedAt, instance.deletedAt,
@@ -187,9 +238,9 @@ final class ContentWriter {
     /// unless `keepValues`); kept rows already hold what the instance would write.
     private func writeContent(
         _ instance: WireInstance, _ content: EncodedContent, pk: Int64,
-        keepValues: Bool, keepTags: Bool
+        keepBody: Bool, keepValues: Bool, keepTags: Bool
     ) throws {
-        try upsertBody.execute(arguments: [pk, content.values, content.tags, Self.extraText(instance)])
+        if !keepBody { try upsertBody.execute(arguments: [pk, content.values, content.tags, content.extra]) }
         if !keepValues {
             try deleteValues.execute(arguments: [pk])
             for (fieldName, value) in instance.values {
@@ -268,7 +319,7 @@ final class ContentWriter {
     }
 
     /// pushSchedule / externalId are kept only when a client set them.
-    private static func extraText(_ instance: WireInstance) -> String? {
+    static func extraText(_ instance: WireInstance) -> String? {
         var extra: [String: JSONValue] = [:]
         if let pushSchedule = instance.pushSchedule, !pushSchedule.isNull { extra["pushSchedule"] = pushSchedule }
         if let externalId = instance.externalId, !externalId.isNull { extra["externalId"] = externalId }
