@@ -2,7 +2,7 @@
 # Offline cache benchmarks (release builds, loopback halo-server), each printed next to its floor:
 #  1. full sync of 100,000 instances (~107 MB) vs curl-to-file + sqlite3 json_each insert (target ≤ 1.5×), peak RSS;
 #     RUNS (default 3) alternated runs of each, medians compared
-#  2. incremental sync of 1,000 changes (target ≤ 150 ms)
+#  2. incremental sync of 1,000 changes (target ≤ 100 ms, issue 18), median of ROUNDS rounds
 #  3. offline search, nested filter, page of 50 with totals (target p50 ≤ 30 ms and ≥ 10× a json_extract scan)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,13 +62,22 @@ FLOOR_MS=$(printf '%s\n' "${FLOORS[@]}" | median); SYNC_MS=$(printf '%s\n' "${SY
 BYTES=$(stat -c %s "$WORK/sync.json")
 echo "1. full sync of $INSTANCES instances ($((BYTES/1000000)) MB), medians of $RUNS alternated runs: ${SYNC_MS} ms" \
   "($(printf '%s\n' "${SYNC_CPUS[@]}" | median) s CPU); floor (curl + sqlite3 json_each) ${FLOOR_MS} ms" \
-  "($(printf '%s\n' "${FLOOR_CPUS[@]}" | median) s CPU); ratio $(awk -v a="$SYNC_MS" -v b="$FLOOR_MS" 'BEGIN{printf "%.2f", a/b}')x (target <= 1.5x)"
+  "($(printf '%s\n' "${FLOOR_CPUS[@]}" | median) s CPU); ratio $(awk -v a="$SYNC_MS" -v b="$FLOOR_MS" 'BEGIN{printf "%.2f", a/b}')x wall," \
+  "$(awk -v a="$(printf '%s\n' "${SYNC_CPUS[@]}" | median)" -v b="$(printf '%s\n' "${FLOOR_CPUS[@]}" | median)" 'BEGIN{printf "%.2f", a/b}')x CPU" \
+  "(targets: wall <= 1.5x; CPU <= 2x, issue 18)"
 
-# --- 2. Incremental sync of 1,000 changes.
-"$BIN/bench-offline" edit "${AUTH[@]}" --count 1000 > /dev/null
-OUT=$("$BIN/bench-offline" sync "${AUTH[@]}" --cache "$WORK/cache.sqlite")
-echo "2. incremental sync of 1,000 changes: $(awk -v s="$(sed -E 's/.*sync_seconds=([0-9.]+).*/\1/' <<< "$OUT")" 'BEGIN{printf "%d", s*1000}') ms (target <= 150 ms; timed inside the process, token already held)"
-echo "   $OUT"
+# --- 2. Incremental sync of 1,000 changes: ROUNDS (default 5) rounds of 1,000 edits on the server
+# then a sync; the median, with its CPU (the first round also pays for the cache's first reads).
+INCS=(); INC_CPUS=()
+for _ in $(seq "${ROUNDS:-5}"); do
+  "$BIN/bench-offline" edit "${AUTH[@]}" --count 1000 > /dev/null
+  OUT=$("$BIN/bench-offline" sync "${AUTH[@]}" --cache "$WORK/cache.sqlite")
+  INCS+=($(awk -v s="$(sed -E 's/.*sync_seconds=([0-9.]+).*/\1/' <<< "$OUT")" 'BEGIN{printf "%d", s*1000}'))
+  INC_CPUS+=($(awk -v s="$(sed -E 's/.*cpu_seconds=([0-9.]+).*/\1/' <<< "$OUT")" 'BEGIN{printf "%d", s*1000}'))
+done
+echo "2. incremental sync of 1,000 changes, median of ${#INCS[@]} rounds: $(printf '%s\n' "${INCS[@]}" | median) ms," \
+  "$(printf '%s\n' "${INC_CPUS[@]}" | median) ms CPU (each round: ${INCS[*]} ms; target <= 100 ms; timed inside the process, token already held)"
+echo "   last round: $OUT"
 
 # --- 3. Offline search vs a naive json_extract full scan of the same predicate in sqlite3.
 OUT=$("$BIN/bench-offline" search --cache "$WORK/cache.sqlite" --module "$MODULE" --iterations 40)
