@@ -42,3 +42,14 @@ start_server() {
 }
 
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
+
+# app_token DIR: the access token of a new app client of the data directory DIR (the server on
+# BASE must be serving it).
+app_token() {
+  local creds
+  creds=$("$BIN" client add --data "$1")
+  curl -s -X POST "$BASE/api/oauth/token?_app" --data-urlencode grant_type=client_credentials \
+    --data-urlencode "client_id=$(awk '/client id/ {print $3}' <<< "$creds")" \
+    --data-urlencode "client_secret=$(awk '/client secret/ {print $3}' <<< "$creds")" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])'
+}

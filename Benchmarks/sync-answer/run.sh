@@ -17,12 +17,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 DATA="$WORK/server"
 "$BIN" seed --data "$DATA" --instances "$INSTANCES" --modules 1 --seed 2 > /dev/null
 MODULE=$(sqlite3 "$DATA/halo.sqlite" "SELECT id FROM server_module LIMIT 1")
-creds=$("$BIN" client add --data "$DATA")
 start_server "$DATA"
-TOKEN=$(curl -s -X POST "$BASE/api/oauth/token?_app" --data-urlencode grant_type=client_credentials \
-  --data-urlencode "client_id=$(awk '/client id/ {print $3}' <<< "$creds")" \
-  --data-urlencode "client_secret=$(awk '/client secret/ {print $3}' <<< "$creds")" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+TOKEN=$(app_token "$DATA")
 
 FLOOR_SQL="SELECT i.id, i.module, i.name, b.values_json, b.tags_json, i.created_at, i.updated_at, i.published_at,
   i.removed_at, i.archived_at, i.deleted_at, i.created_by, i.updated_by, i.deleted_by, i.customer_id, i.revision

@@ -112,6 +112,7 @@ struct Search: AsyncParsableCommand {
     @Option(name: .long, help: "Locale code, e.g. en-US.") var locale: String?
     @Option(name: .long, help: "Page number (with --limit).") var page: Int?
     @Option(name: .long, help: "Page size.") var limit: Int?
+    @Flag(name: .long, help: "Print the request body (JSON) this search would send, and send nothing.") var printRequest = false
 
     func run() async throws {
         var query = SearchQuery()
@@ -142,6 +143,7 @@ struct Search: AsyncParsableCommand {
         } else {
             query = query.skipPagination()
         }
+        if printRequest { return printJSON(query.body()) }
         let core = try await global.startSession()
         let result = try await core.content.search(query: query)
         if global.json {

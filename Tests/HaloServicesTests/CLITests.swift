@@ -285,6 +285,17 @@ final class CLITests: XCTestCase {
         ])
         XCTAssertEqual(jsonFilter.status, 0, jsonFilter.stderr)
         XCTAssertTrue(jsonFilter.stdout.contains("Cheap") && !jsonFilter.stdout.contains("abbey"), jsonFilter.stdout)
+        // --print-request prints the body and sends nothing; that body, sent as it is, finds the same.
+        let printed = try halo(
+            ["search", "--module", "Products", "--filter", "price >= 10 and (inStock = true or title like ab)", "--print-request"],
+            credentials: false)
+        XCTAssertEqual(printed.status, 0, printed.stderr)
+        let body = try JSONValue(string: printed.stdout)
+        XCTAssertEqual(body["moduleName"], "Products", printed.stdout)
+        let (core, _) = server.makeCore()
+        let sent = try JSONValue(
+            data: try await core.perform(APIRequest(.post, "api/generalcontent/instance/search", body: .json(body))).body)
+        XCTAssertEqual((sent["items"]?.arrayValue ?? sent.arrayValue ?? []).compactMap { $0["id"]?.stringValue }, [id])
         let badFilter = try halo(["search", "--filter", "price >>> 3"])
         XCTAssertEqual(badFilter.status, 1)
         XCTAssertTrue(badFilter.stderr.hasPrefix("halo: usage: Invalid filter"), badFilter.stderr)
