@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import HaloContentStore
 import XCTest
 
+@testable import HaloContentStore
 @testable import HaloServices
 
 // What SyncGoldenCorpusTests needs to record today's sync answers, cache rows and search answers
@@ -80,7 +80,7 @@ indirect enum GoldenJSON: Equatable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let text): out += text
-        case .string(let text): Self.writeString(text, into: &out)
+        case .string(let text): JSONValue.writeString(text, into: &out)
         case .array(let items):
             let expand = depth < expandBelow && items.contains { $0.isContainer }
             guard expand, !items.isEmpty else {
@@ -106,7 +106,7 @@ indirect enum GoldenJSON: Equatable {
                 out += "{"
                 for (index, key) in keys.enumerated() {
                     if index > 0 { out += "," }
-                    Self.writeString(key, into: &out)
+                    JSONValue.writeString(key, into: &out)
                     out += ":"
                     members[key]?.write(into: &out, depth: depth + 1, expandBelow: 0)
                 }
@@ -117,7 +117,7 @@ indirect enum GoldenJSON: Equatable {
             out += "{\n"
             for (index, key) in keys.enumerated() {
                 out += indent
-                Self.writeString(key, into: &out)
+                JSONValue.writeString(key, into: &out)
                 out += ": "
                 members[key]?.write(into: &out, depth: depth + 1, expandBelow: expandBelow)
                 out += index == keys.count - 1 ? "\n" : ",\n"
@@ -133,23 +133,6 @@ indirect enum GoldenJSON: Equatable {
         }
     }
 
-    /// Minimal escaping (quote, backslash, control characters), so the same text is always
-    /// written the same way whatever escapes the source used.
-    private static func writeString(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
 }
 
 struct GoldenError: Error, CustomStringConvertible {

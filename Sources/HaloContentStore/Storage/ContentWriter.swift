@@ -319,7 +319,7 @@ final class ContentWriter {
     }
 
     /// pushSchedule / externalId are kept only when a client set them.
-    static func extraText(_ instance: WireInstance) -> String? {
+    private static func extraText(_ instance: WireInstance) -> String? {
         var extra: [String: JSONValue] = [:]
         if let pushSchedule = instance.pushSchedule, !pushSchedule.isNull { extra["pushSchedule"] = pushSchedule }
         if let externalId = instance.externalId, !externalId.isNull { extra["externalId"] = externalId }
