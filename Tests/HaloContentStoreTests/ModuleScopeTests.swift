@@ -56,4 +56,51 @@ final class ModuleScopeTests: XCTestCase {
         XCTAssertGreaterThan(shortcuts, 20, "too few filters took the shortcut")
         XCTAssertLessThan(shortcuts, 130, "too few filters took the full module listing")
     }
+
+    /// Pages sorted by a date read the modules' date indexes merged into one ordered stream (the
+    /// walk); every page must be the matching slice of the fully sorted answer, whichever modules
+    /// are named (all of them count as no restriction), with ties broken by the later keys.
+    func testPagesWalkedAcrossModulesAreSlicesOfTheSortedAnswer() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(
+                contentsOf: (1...300).map { n in
+                    instance(
+                        n, module: "m\(n % 3)", name: "item \(n % 7)", values: ["price": .number(Double(n % 50))],
+                        createdAt: Int64(n / 4), updatedAt: n % 3 == 0 ? nil : Int64(n / 6),
+                        deletedAt: n % 13 == 0 ? 400 : nil)
+                }, in: db)
+        }
+        let scopes: [[String]?] = [nil, ["m0", "m1", "m2"], ["m2", "m0"], ["m0", "m1", "m2", "gone"], ["m1"]]
+        let sorts = ["createdAt desc", "createdAt asc", "updatedAt desc,name asc", "updatedAt asc,name desc"]
+        let filters: [FilterNode?] = [nil, .compare("price", .less, 40)]
+        var walks = 0
+        try db.read { db in
+            db.trace { event in
+                if case .statement(let statement) = event, statement.sql.contains(" UNION ALL ") { walks += 1 }
+            }
+            for scope in scopes {
+                for sort in sorts {
+                    for filter in filters {
+                        let sorted = try ContentTables.search(
+                            SearchRequest(moduleIds: scope, searchValues: filter, pagination: .init(skip: true), sort: sort), in: db)
+                        XCTAssertFalse(sorted.items.isEmpty)
+                        XCTAssertFalse(sorted.items.contains { $0.deletedAt != nil })
+                        var paged: [String] = []
+                        for page in 1... {
+                            let items = try ContentTables.search(
+                                SearchRequest(moduleIds: scope, searchValues: filter, pagination: .init(page: page, limit: 9), sort: sort),
+                                in: db
+                            ).items
+                            paged += items.map(\.id)
+                            if items.count < 9 { break }
+                        }
+                        XCTAssertEqual(paged, sorted.items.map(\.id), "\(scope ?? []) \(sort) \(String(describing: filter))")
+                    }
+                }
+            }
+            db.trace(nil)
+        }
+        XCTAssertGreaterThan(walks, 40, "the first pages should have been walked, not sorted")
+    }
 }

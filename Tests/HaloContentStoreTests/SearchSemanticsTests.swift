@@ -26,13 +26,27 @@ final class SearchSemanticsTests: XCTestCase {
                     instance(
                         2, values: ["title": "road works", "price": 500, "inStock": false, "tags": ["green"], "nums": [1, 2, 3]],
                         tags: [WireTag(name: "lang", value: "es"), WireTag(name: "vip", value: "yes")], publishedAt: 2_000),
-                    instance(3, values: ["title": "Café ÉTÉ", "price": 42.5, "inStock": "true", "note": nil]),
-                    instance(4, values: ["title": "50% off_now", "price": "42", "count": 7, "list": []]),
+                    instance(
+                        3,
+                        values: [
+                            "title": "Café ÉTÉ", "price": 42.5, "inStock": "true", "note": nil,
+                            "body": .string(String(repeating: "Fjord lake ", count: 20)),
+                        ]),
+                    instance(
+                        4,
+                        values: [
+                            "title": "50% off_now", "price": "42", "count": 7, "list": [],
+                            "body": .string("quartz " + String(repeating: "fjord lake ", count: 20)),
+                        ]),
                     instance(
                         5,
                         values: [
                             "title": "Other", "loc": ["en-US": "Hello", "es-ES": "Hola"],
                             "rels": [.string(hexId(1)), .string(hexId(2))],
+                            "notes": [
+                                .string(String(repeating: "fjord lake ", count: 20)),
+                                .string(String(repeating: "quartz hill ", count: 20)),
+                            ],
                         ]),
                     instance(6, values: ["title": "Road gone", "price": 10], deletedAt: 3_000),
                     instance(7, module: "m2", values: ["title": "road m2", "price": 10]),
@@ -86,6 +100,13 @@ final class SearchSemanticsTests: XCTestCase {
             (.compare("title", .like, "%"), [4], "like: % is literal"),
             (.compare("title", .like, "f_n"), [4], "like: _ is literal"),
             (.compare("title", .like, "o_f"), [], "like: _ does not match any character"),
+            (.and(.compare("title", .like, "road"), .compare("title", .like, "TRIP")), [1], "two likes on one string"),
+            (.and(.compare("tags", .like, "red"), .compare("tags", .like, "blu")), [1], "two likes on two list elements"),
+            (.and(.compare("body", .like, "fjord"), .compare("body", .like, "quartz")), [4], "two likes on a long text"),
+            (.and(.compare("notes", .like, "fjord"), .compare("notes", .like, "quartz")), [5], "on two long list elements"),
+            (.and(.compare("body", .like, "FJORD"), .compare("body", .like, "lake")), [3, 4], "long texts, both"),
+            (.and(.compare("body", .like, "quartz"), .compare("title", .like, "off")), [4], "likes on two fields"),
+            (.and(.compare("title", .like, "caf"), .compare("title", .like, "été")), [3], "ASCII and non-ASCII likes"),
             (.compare("loc", .equal, "Hola"), [5], "localized text matches any locale"),
             (.compare("loc", .like, "hell"), [5], "like inside localized text"),
             (.compare("date", .greaterOrEqual, 1000, type: "date"), [1], "date"),

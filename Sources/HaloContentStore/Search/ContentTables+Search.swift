@@ -25,7 +25,7 @@ extension ContentTables {
             throw ContentStoreError.invalidRequest("pagination needs page ≥ 1 and limit ≥ 1 (got page \(page), limit \(limit))")
         }
 
-        let scope = moduleScope(of: request, schema: schema)
+        let scope = try narrowedScope(moduleScope(of: request, schema: schema), in: db)
         let capacity = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(pk) FROM content_instance")) ?? 0) + 1
         // A positive value filter only matches instances of the scoped modules (the fields it
         // compares are theirs), so their instance list, a scan of every key of those modules, is
@@ -66,8 +66,8 @@ extension ContentTables {
         let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
         let offset = skip ? 0 : (overflow ? Int.max : product)
         let pks = try orderedPage(
-            of: matches, searched: scopedByFilter ? nil : universe.count, sortKeys: sortKeys, scope: scope,
-            limit: skip ? nil : limit, offset: offset, in: db)
+            of: matches, searched: universe.count, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit,
+            offset: offset, in: db)
         let stored = try ContentReader.instances(pks: pks, in: db)
         let items = stored.map { instance in
             var shaped = localize(instance, locale: request.locale, schema: schema)
@@ -88,6 +88,31 @@ extension ContentTables {
         guard !ids.isEmpty || !names.isEmpty else { return nil }
         let all = ids + names.flatMap(schema.moduleIdsForName)
         return Array(Set(all)).sorted()
+    }
+
+    /// nil (no restriction) when `scope` names every module that has instances, as a client
+    /// listing all its modules does: "these modules" is then everything, which needs neither a
+    /// scan of their keys nor module conditions in the comparisons.
+    private static func narrowedScope(_ scope: [String]?, in db: Database) throws -> [String]? {
+        guard let scope else { return nil }
+        let named = Set(scope)
+        var coversAll = true
+        try forEachModuleWithInstances(in: db) { module in
+            coversAll = named.contains(module)
+            return coversAll
+        }
+        return coversAll ? nil : scope
+    }
+
+    /// The modules that have instances, in order, until `body` returns false: one index seek
+    /// per module (a skip scan of the module index), not a scan of the instances.
+    private static func forEachModuleWithInstances(in db: Database, _ body: (String) -> Bool) throws {
+        let first = try db.cachedStatement(sql: "SELECT min(module) FROM content_instance")
+        let next = try db.cachedStatement(sql: "SELECT min(module) FROM content_instance WHERE module > ?")
+        var module = try String.fetchOne(first)
+        while let current = module, body(current) {
+            module = try String.fetchOne(next, arguments: [current])
+        }
     }
 
     private static func instanceSet(
@@ -150,41 +175,69 @@ extension ContentTables {
 
     /// The pks of one page of `matches` in sort order (all of them when `limit` is nil).
     ///
-    /// Two strategies: when matches are many and an index delivers the sort order (createdAt or
-    /// updatedAt first, over one module or all), walk that index and keep members until the page
-    /// is full — cost proportional to the page, not to the matches. Otherwise hand SQLite the
-    /// matching keys and let it sort them (a top-N sort when there is a limit).
+    /// Two strategies: when matches are many and indexes deliver the sort order (createdAt or
+    /// updatedAt first), walk the modules' indexes merged into one ordered stream and keep
+    /// members until the page is full: cost proportional to the page, not to the matches.
+    /// Otherwise hand SQLite the matching keys and let it sort them (a top-N sort with a limit).
     private static func orderedPage(
-        of matches: RowSet, searched: Int?, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
+        of matches: RowSet, searched: Int, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
         in db: Database
     ) throws -> [Int64] {
         let count = matches.count
         guard count > 0, offset < count else { return [] }
-        // How many instances the walk may pass over (counted here when the caller has no set).
-        let searchedCount =
-            try searched ?? Int.fetchOne(
-                db.cachedStatement(sql: "SELECT count(*) FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
-                arguments: [ContentReader.jsonArray(scope ?? [])]) ?? 0
-        let order = (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
-            .joined(separator: ", ")
-        let indexedOrder = [SortField.createdAt, .updatedAt].contains(sortKeys[0].field)
-        if let limit, indexedOrder, (scope?.count ?? 1) == 1,
-            // Expected rows walked: (offset + limit) / density; worth it when far below the matches.
-            (Double(offset) + Double(limit)) * Double(searchedCount) / Double(count) < Double(count) / 4
+        // Expected rows walked: (offset + limit) / density, where `searched` bounds the instances
+        // the walk may pass over; worth it when far below the matches a sort would read.
+        if let limit, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
+            (Double(offset) + Double(limit)) * Double(searched) / Double(count) < Double(count) / 4,
+            let walk = try mergedIndexWalk(sortKeys: sortKeys, scope: scope, in: db)
         {
-            let sql = "SELECT pk FROM content_instance" + (scope == nil ? "" : " WHERE module = ?") + " ORDER BY \(order)"
-            let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(scope ?? []))
             var page: [Int64] = []
             var skipped = 0
-            while page.count < limit, let pk = try cursor.next() {
-                guard matches.contains(pk) else { continue }
-                if skipped < offset { skipped += 1 } else { page.append(pk) }
-            }
+            try KeyScan.walk(
+                walk.statement, arguments: walk.arguments, in: db,
+                while: { row in
+                    let pk = KeyScan.int64(row, 0)
+                    if matches.contains(pk) {
+                        if skipped < offset { skipped += 1 } else { page.append(pk) }
+                    }
+                    return page.count < limit
+                })
             return page
         }
+        let order = (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
+            .joined(separator: ", ")
         let sql = "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY \(order) LIMIT ? OFFSET ?"
         return try Int64.fetchAll(
             db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(matches.members), limit ?? -1, offset])
+    }
+
+    /// Most modules a merged walk reads at once; beyond, the matches are sorted instead.
+    private static let maxMergedModules = 64
+
+    /// Every instance of the modules (all when `scope` is nil) in sort order, as one statement:
+    /// one arm per module reads that module's (module, date) index in order, and SQLite merges
+    /// the arms (a compound SELECT ordered by its columns is a merge, not a sort). Ties on the
+    /// date are ordered by the later keys within each arm, so the stream is the full order.
+    private static func mergedIndexWalk(
+        sortKeys: [SortKey], scope: [String]?, in db: Database
+    ) throws -> (statement: Statement, arguments: StatementArguments)? {
+        var modules: [String] = []
+        if let scope {
+            modules = scope
+        } else {
+            try forEachModuleWithInstances(in: db) { module in
+                modules.append(module)
+                return modules.count <= maxMergedModules
+            }
+        }
+        guard !modules.isEmpty, modules.count <= maxMergedModules else { return nil }
+        let columns = (["pk"] + sortKeys.map(\.field.orderExpression) + ["id"]).joined(separator: ", ")
+        let arm = "SELECT \(columns) FROM content_instance WHERE module = ?"
+        let order =
+            (sortKeys.enumerated().map { "\($0.offset + 2) \($0.element.ascending ? "ASC" : "DESC")" }
+            + ["\(sortKeys.count + 2) ASC"]).joined(separator: ", ")
+        let sql = Array(repeating: arm, count: modules.count).joined(separator: " UNION ALL ") + " ORDER BY \(order)"
+        return (try db.cachedStatement(sql: sql), StatementArguments(modules))
     }
 
     private static func localize(_ instance: WireInstance, locale: String?, schema: SearchSchema) -> WireInstance {

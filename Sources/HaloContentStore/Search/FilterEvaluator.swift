@@ -61,11 +61,17 @@ struct FilterEvaluator {
                 var result = candidates ?? universe
                 let (merged, rest) = try mergedRanges(operands, on: target)
                 for set in merged { result.formIntersection(set) }
+                let (likeGroups, others) = try groupedLikes(rest, on: target)
                 // Likely-selective operands first, so later ones can probe a small candidate set.
-                for operand in rest.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
+                for operand in others.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
                     var narrowed = self
                     narrowed.candidates = result
                     result.formIntersection(try narrowed.evaluate(operand, on: target))
+                }
+                for group in likeGroups where !result.isEmpty {
+                    var narrowed = self
+                    narrowed.candidates = result
+                    result.formIntersection(try narrowed.valueLike(group.texts, fields: group.fields))
                 }
                 return result
             case .or:
@@ -100,28 +106,78 @@ struct FilterEvaluator {
             return try valueRange(c.operation, c.value, fields: fields)
         case .like:
             guard let text = c.value.stringValue else { return RowSet(capacity: capacity) }
-            return try valueLike(text, fields: fields)
+            return try valueLike([text], fields: fields)
         case .unrecognized(let name):
             throw ContentStoreError.invalidFilter("unknown operation \"\(name)\"")
         }
     }
 
-    /// `like`: strings of the fields containing `text`, ignoring case. Patterns of 3 or more
-    /// ASCII characters are looked up in the trigram index and only the strings it leaves out
-    /// (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
+    /// `like`: strings of the fields containing every one of `texts`, ignoring case (several
+    /// texts only for fields holding one string per instance: see `groupedLikes`). Patterns of 3
+    /// or more ASCII characters are looked up in the trigram index and only the strings it leaves
+    /// out (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
     /// patterns, and a small candidate set (probed), keep the plain LIKE over every string.
-    private func valueLike(_ text: String, fields: [Int64]) throws -> RowSet {
-        let pattern: StatementArguments = [Self.likePattern(text)]
-        let folded = text.lowercased()
-        let asciiPattern = TrigramIndex.isPlainASCII(folded, maxBytes: .max)
-        guard useTrigramIndex, probeList() == nil, !asciiPattern || folded.utf8.count >= TrigramIndex.minPatternBytes else {
-            return try rows("kind = 3 AND coalesce(folded, str) LIKE ? ESCAPE '\\'", pattern, fields: fields)
+    private func valueLike(_ texts: [String], fields: [Int64]) throws -> RowSet {
+        let patterns = StatementArguments(texts.map(Self.likePattern))
+        let likes = Array(repeating: "coalesce(folded, str) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ")
+        let folded = texts.map { $0.lowercased() }
+        let ascii = folded.allSatisfy { TrigramIndex.isPlainASCII($0, maxBytes: .max) }
+        let lookedUp = folded.allSatisfy {
+            !TrigramIndex.isPlainASCII($0, maxBytes: .max) || $0.utf8.count >= TrigramIndex.minPatternBytes
+        }
+        guard useTrigramIndex, probeList() == nil, lookedUp else {
+            return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
         }
         var result = try rows(
-            "kind = 3 AND trigram = 0 AND coalesce(folded, str) LIKE ? ESCAPE '\\'", pattern, fields: fields,
-            index: "content_value_untrigrammed")
-        if asciiPattern { try TrigramIndex.addMatches(of: folded, fields: fields, to: &result, in: db) }
+            "kind = 3 AND trigram = 0 AND \(likes)", patterns, fields: fields, index: "content_value_untrigrammed")
+        guard ascii else { return result }
+        var indexed: RowSet? = nil
+        for text in folded {
+            var matches = RowSet(capacity: capacity)
+            try TrigramIndex.addMatches(of: text, fields: fields, to: &matches, in: db)
+            indexed?.formIntersection(matches)
+            if indexed == nil { indexed = matches }
+        }
+        if let indexed { result.formUnion(indexed) }
         return result
+    }
+
+    /// Within one `and`, several `like`s on the same field (`description like "fjord" and
+    /// description like "quartz"`) become one pass over its strings instead of one pass each:
+    /// exact only when every instance holds at most one string there (otherwise two elements
+    /// of a list could each hold one word), so only for fields never stored with several values.
+    private func groupedLikes(
+        _ operands: [FilterNode], on target: Target
+    ) throws -> ([(fields: [Int64], texts: [String])], [FilterNode]) {
+        guard target == .values else { return ([], operands) }
+        var texts: [String: [String]] = [:]
+        var rest: [FilterNode] = []
+        for operand in operands {
+            if case .comparison(let c) = operand, c.operation == .like, let text = c.value.stringValue {
+                texts[c.property, default: []].append(text)
+            } else {
+                rest.append(operand)
+            }
+        }
+        var groups: [(fields: [Int64], texts: [String])] = []
+        for (property, list) in texts.sorted(by: { $0.key < $1.key }) {
+            let fields = try fieldNumbers(named: property)
+            let single = try holdOneValue(fields)
+            if list.count < 2 || !single {
+                rest += list.map { .compare(property, .like, .string($0)) }
+            } else {
+                groups.append((fields, list))
+            }
+        }
+        return (groups, rest)
+    }
+
+    /// True when no instance ever stored several scalars (a list or an object) in these fields.
+    private func holdOneValue(_ fields: [Int64]) throws -> Bool {
+        guard !fields.isEmpty else { return true }
+        let list = fields.map(String.init).joined(separator: ",")
+        return try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(list))")) == 0
     }
 
     /// Within one `and`, numeric range comparisons on the same field (`price >= 10`,
@@ -143,13 +199,7 @@ struct FilterEvaluator {
         var sets: [RowSet] = []
         for (property, list) in bounds.sorted(by: { $0.key < $1.key }) {
             let fields = try fieldNumbers(named: property)
-            let single =
-                try fields.isEmpty
-                || Int.fetchOne(
-                    db.cachedStatement(
-                        sql:
-                            "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(fields.map(String.init).joined(separator: ",")))"
-                    )) == 0
+            let single = try holdOneValue(fields)
             if list.count < 2 || !single {
                 rest += list.map { .compare(property, $0.0, .number($0.1)) }
                 continue
@@ -328,7 +378,7 @@ struct FilterEvaluator {
 
     private func metadataEquals(_ column: MetadataProperty, _ value: JSONValue) throws -> RowSet {
         switch value {
-        case .null: return try instances(where: "\(column.sql) IS NULL", [])
+        case .null: return try instancesWithoutValue(in: column)
         case .array(let elements): return try metadataIn(column, elements)
         default: return try instances(where: "\(column.sql) = ?", [metadataOperand(column, value)])
         }
@@ -337,7 +387,7 @@ struct FilterEvaluator {
     private func metadataIn(_ column: MetadataProperty, _ operands: [JSONValue]) throws -> RowSet {
         let nonNull = operands.filter { !$0.isNull }
         var result =
-            nonNull.count < operands.count ? try instances(where: "\(column.sql) IS NULL", []) : RowSet(capacity: capacity)
+            nonNull.count < operands.count ? try instancesWithoutValue(in: column) : RowSet(capacity: capacity)
         if !nonNull.isEmpty {
             let list = try nonNull.map { try metadataOperand(column, $0) }
             let json =
@@ -347,6 +397,14 @@ struct FilterEvaluator {
             result.formUnion(try instances(where: "\(column.sql) IN (SELECT value FROM json_each(?))", [json]))
         }
         return result
+    }
+
+    /// Instances whose `column` is null. `deleted_at` has an index of its non-null values only
+    /// (few instances are deleted), so there the nulls are the rest of the universe rather than
+    /// a scan of every instance.
+    private func instancesWithoutValue(in column: MetadataProperty) throws -> RowSet {
+        guard column.sql == "deleted_at" else { return try instances(where: "\(column.sql) IS NULL", []) }
+        return try instances(where: "deleted_at IS NOT NULL", []).complement(in: universe)
     }
 
     /// The SQL operand for a metadata comparison: ms for dates, text for the others.

@@ -11,6 +11,19 @@ enum KeyScan {
     static func forEach(
         _ statement: Statement, arguments: StatementArguments, in db: Database, _ body: (_ row: OpaquePointer) -> Void
     ) throws {
+        try walk(
+            statement, arguments: arguments, in: db,
+            while: { row in
+                body(row)
+                return true
+            })
+    }
+
+    /// Steps rows until `body` returns false (the rest of the statement is never run).
+    static func walk(
+        _ statement: Statement, arguments: StatementArguments, in db: Database,
+        while body: (_ row: OpaquePointer) -> Bool
+    ) throws {
         try statement.setArguments(arguments)
         try db.registerAccess(to: statement.databaseRegion)
         let handle = statement.sqliteStatement
@@ -18,7 +31,7 @@ enum KeyScan {
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_ROW {
-                body(handle)
+                guard body(handle) else { return }
             } else if code == SQLITE_DONE {
                 return
             } else {
