@@ -13,6 +13,8 @@ struct ServerEnvironment: Sendable {
     let logger: Logger
     /// Caps on concurrent syncs and their database readers.
     let streams: StreamAdmission
+    /// Searches running at once (`ServerLimits.searches`).
+    let searches: FairGate
     /// Where password hashes run (off the cooperative thread pool).
     let hashing: HashingExecutor
     /// Brute-force protection of logins and token grants.
@@ -32,6 +34,7 @@ struct ServerEnvironment: Sendable {
         self.configuration = configuration
         self.logger = logger
         streams = StreamAdmission(limits: configuration.limits)
+        searches = FairGate(width: configuration.limits.searches)
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         logins = LoginThrottle(settings: configuration.loginThrottle)
         events = EventBroker(limits: configuration.limits)

@@ -11,6 +11,9 @@ public struct ServerLimits: Sendable {
     public var bodyBytes = 8 * 1024 * 1024
     /// How big a search may be (page size, sort keys, filter size, `like` length…).
     public var search = SearchLimits()
+    /// Searches run at once; the others wait their turn (`FairGate`). One per core: a search only
+    /// needs the CPU, and more at once only makes every one of them slower.
+    public var searches = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
     // MARK: The pocket (PROTOCOL §8)
 
@@ -79,7 +82,7 @@ extension ServerLimits {
             "search-page-size": \.search.pageSize, "search-page": \.search.page,
             "search-filter-depth": \.search.filterDepth, "search-filter-nodes": \.search.filterNodes,
             "search-list-entries": \.search.listEntries, "search-like-pattern": \.search.likePattern,
-            "search-string": \.search.string,
+            "search-string": \.search.string, "searches": \.searches,
             "pocket-data-characters": \.pocketDataCharacters, "pocket-reference-lists": \.pocketReferenceLists,
             "pocket-entries-per-list": \.pocketEntriesPerList, "pocket-reference-length": \.pocketReferenceLength,
             "sync-streams": \.syncStreams, "sync-streams-per-token": \.syncStreamsPerToken,

@@ -8,14 +8,16 @@ final class StreamAdmission: Sendable {
         var total = 0
         var perToken: [String: Int] = [:]
         var perAddress: [String: Int] = [:]
-        var readers = 0
-        var waitingReaders: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
     private let limits: ServerLimits
+    private let readers: FairGate
 
-    init(limits: ServerLimits) { self.limits = limits }
+    init(limits: ServerLimits) {
+        self.limits = limits
+        readers = FairGate(width: limits.syncReaders)
+    }
 
     /// The streams counted now (admitted and not yet ended).
     var count: Int { state.withLock { $0.total } }
@@ -67,29 +69,8 @@ final class StreamAdmission: Sendable {
     }
 
     /// Waits (without blocking a thread) until fewer than `syncReaders` syncs read the database.
-    func enterReader() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = state.withLock { state in
-                if state.readers < limits.syncReaders {
-                    state.readers += 1
-                    return true
-                }
-                state.waitingReaders.append(continuation)
-                return false
-            }
-            if admitted { continuation.resume() }
-        }
-    }
+    func enterReader() async { await readers.enter() }
 
     /// A sync is done reading: the longest-waiting one goes next (it inherits the slot).
-    func leaveReader() {
-        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
-            if state.waitingReaders.isEmpty {
-                state.readers -= 1
-                return nil
-            }
-            return state.waitingReaders.removeFirst()
-        }
-        next?.resume()
-    }
+    func leaveReader() { readers.leave() }
 }

@@ -11,7 +11,9 @@ enum SearchRoutes {
             _ = try RequestInput.kind(of: request, accepting: [.json])
             let data = try await RequestInput.bodyData(request, limit: env.maxBodyBytes)
             let search = try decode(data)
-            let page = try await env.read(request) { db, _ in try run(search, limits: env.limits.search, in: db) }
+            let page = try await env.searches.run {
+                try await env.read(request) { db, _ in try run(search, limits: env.limits.search, in: db) }
+            }
             return JSONResponse.make(data: try render(page))
         }
     }
