@@ -209,4 +209,30 @@ final class SearchSemanticsTests: XCTestCase {
         XCTAssertEqual(all.included.last?.values["loc"], "Hello", "included instances are localized too")
         XCTAssertEqual(try first(SearchRequest(instanceIds: [hexId(1)])).included, [], "nothing included unless asked")
     }
+
+    /// The server's answer writes items from their stored JSON: it must read back as the encoding
+    /// of the instances `search` returns, page numbers included, localized or not.
+    func testWireJSONItemsEqualTheEncodedInstances() throws {
+        let requests: [SearchRequest] = [
+            SearchRequest(),
+            SearchRequest(pagination: .init(page: 2, limit: 2), sort: "name desc"),
+            SearchRequest(searchValues: .compare("title", .like, "road"), pagination: .init(skip: true)),
+            SearchRequest(metaSearch: .compare("deletedAt", .notEqual, nil)),
+            SearchRequest(moduleIds: ["m1"], locale: "es-ES"),
+            SearchRequest(instanceIds: [hexId(5), hexId(1)], sort: "updatedAt desc", locale: "fr-FR"),
+            SearchRequest(searchValues: .compare("price", .greater, 1_000)),
+        ]
+        try db.read { db in
+            for request in requests {
+                let page = try ContentTables.search(request, schema: schema, in: db)
+                let (header, items) = try ContentTables.searchAsWireJSON(request, schema: schema, in: db)
+                XCTAssertEqual(try JSONValue(data: Data(items.utf8)), try JSONValue(data: JSONEncoder().encode(page.items)), "\(request)")
+                XCTAssertEqual([header.total, header.page, header.limit], [page.total, page.page, page.limit], "\(request)")
+                XCTAssertEqual(header.skipPagination, page.skipPagination)
+            }
+            XCTAssertThrowsError(
+                try ContentTables.searchAsWireJSON(SearchRequest(fields: ["title"]), schema: schema, in: db), "a projection needs instances"
+            )
+        }
+    }
 }

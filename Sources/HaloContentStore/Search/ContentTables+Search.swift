@@ -13,6 +13,53 @@ extension ContentTables {
     public static func search(
         _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: Database
     ) throws -> SearchPage {
+        let found = try matchingPage(request, schema: schema, limits: limits, in: db)
+        let stored = try ContentReader.instances(pks: found.pks, in: db)
+        let items = stored.map { instance in
+            var shaped = localize(instance, locale: request.locale, schema: schema)
+            if let fields = request.fields, !fields.isEmpty { shaped = shaped.projected(to: fields) }
+            return shaped
+        }
+        let included = try includedInstances(for: stored, request: request, schema: schema, in: db)
+        return SearchPage(
+            items: items, total: found.total, page: found.skip ? 1 : found.page, limit: found.skip ? items.count : found.limit,
+            skipPagination: found.skip, included: included)
+    }
+
+    /// `search` answered as the server sends it: the page's items as one JSON array written from
+    /// their stored text (`ContentReader.writeWireJSON`: values are parsed only to localize), so
+    /// no instance is built and encoded again. The returned page has no `items`. For requests
+    /// without `fields` (a projection) and `include`, which need the instances; `search` serves those.
+    public static func searchAsWireJSON(
+        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: Database
+    ) throws -> (page: SearchPage, items: String) {
+        guard (request.fields ?? []).isEmpty, (request.include ?? []).isEmpty else {
+            throw ContentStoreError.invalidRequest("a search with fields or include is answered by search(_:), not as stored JSON")
+        }
+        let found = try matchingPage(request, schema: schema, limits: limits, in: db)
+        var items = "["
+        var count = 0
+        try ContentReader.forEachRow(pks: found.pks, in: db) { row in
+            if count > 0 { items += "," }
+            var localization: (locale: String, fields: Set<String>)?
+            if let locale = request.locale, !locale.isEmpty {
+                let fields = schema.localizedFields(row[2] as String)
+                if !fields.isEmpty { localization = (locale, fields) }
+            }
+            try ContentReader.writeWireJSON(of: row, localizedTo: localization, into: &items)
+            count += 1
+        }
+        items += "]"
+        let page = SearchPage(
+            items: [], total: found.total, page: found.skip ? 1 : found.page, limit: found.skip ? count : found.limit,
+            skipPagination: found.skip)
+        return (page, items)
+    }
+
+    /// What a search matches: the keys of the requested page in order, and the page's numbers.
+    private static func matchingPage(
+        _ request: SearchRequest, schema: SearchSchema, limits: SearchLimits, in db: Database
+    ) throws -> (pks: [Int64], total: Int, page: Int, limit: Int, skip: Bool) {
         try request.checkLimits(limits)
         try request.searchValues?.validate(maxDepth: limits.filterDepth)
         try request.metaSearch?.validate(maxDepth: limits.filterDepth)
@@ -68,16 +115,7 @@ extension ContentTables {
         let pks = try orderedPage(
             of: matches, searched: universe.count, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit,
             offset: offset, in: db)
-        let stored = try ContentReader.instances(pks: pks, in: db)
-        let items = stored.map { instance in
-            var shaped = localize(instance, locale: request.locale, schema: schema)
-            if let fields = request.fields, !fields.isEmpty { shaped = shaped.projected(to: fields) }
-            return shaped
-        }
-        let included = try includedInstances(for: stored, request: request, schema: schema, in: db)
-        return SearchPage(
-            items: items, total: total, page: skip ? 1 : page, limit: skip ? items.count : limit,
-            skipPagination: skip, included: included)
+        return (pks, total, page, limit, skip)
     }
 
     /// nil = every module; otherwise the union of the named modules (possibly none).

@@ -111,17 +111,26 @@ enum ContentReader {
 
     /// Instances by primary key, in the order of `pks` (missing ones skipped).
     static func instances(pks: [Int64], in db: Database) throws -> [WireInstance] {
-        guard !pks.isEmpty else { return [] }
-        var byPK: [Int64: WireInstance] = [:]
+        var instances: [WireInstance] = []
+        try forEachRow(pks: pks, in: db) { instances.append(try instance(from: $0)) }
+        return instances
+    }
+
+    /// The rows (`columns`) of these primary keys, in the order of `pks` (missing ones skipped).
+    static func forEachRow(pks: [Int64], in db: Database, _ body: (Row) throws -> Void) throws {
+        guard !pks.isEmpty else { return }
+        var byPK: [Int64: Row] = [:]
         // Chunked so the JSON argument stays small; json_each keeps the statement cacheable.
         for chunk in pks.chunked(into: 5000) {
             let sql = "SELECT \(columns) FROM \(source) WHERE i.pk IN (SELECT value FROM json_each(?))"
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [jsonArray(Array(chunk))])
             while let row = try rows.next() {
-                byPK[row[0]] = try instance(from: row)
+                byPK[row[0]] = row.copy()
             }
         }
-        return pks.compactMap { byPK[$0] }
+        for pk in pks {
+            if let row = byPK[pk] { try body(row) }
+        }
     }
 
     static func jsonArray(_ numbers: [Int64]) -> String {
