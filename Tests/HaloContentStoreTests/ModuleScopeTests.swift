@@ -103,4 +103,31 @@ final class ModuleScopeTests: XCTestCase {
         }
         XCTAssertGreaterThan(walks, 40, "the first pages should have been walked, not sorted")
     }
+
+    /// Past the most modules one merged walk reads, an unscoped page by creation date walks the
+    /// one index over every module's creation dates instead.
+    func testPagesOfManyModulesWalkTheIndexOfAllCreationDates() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(
+                contentsOf: (1...280).map { n in instance(n, module: "m\(n % 70)", createdAt: Int64(n / 3)) }, in: db)
+        }
+        var statements: [String] = []
+        try db.read { db in
+            let sorted = try ContentTables.search(SearchRequest(pagination: .init(skip: true)), in: db).items.map(\.id)
+            XCTAssertEqual(sorted.count, 280)
+            db.trace { event in
+                if case .statement(let statement) = event { statements.append(statement.sql) }
+            }
+            var paged: [String] = []
+            for page in 1...4 {
+                paged += try ContentTables.search(SearchRequest(pagination: .init(page: page, limit: 5)), in: db).items.map(\.id)
+            }
+            db.trace(nil)
+            XCTAssertEqual(paged, Array(sorted.prefix(20)))
+        }
+        XCTAssertTrue(
+            statements.contains { $0 == "SELECT pk FROM content_instance ORDER BY created_at DESC, id ASC" }, "\(statements)")
+        XCTAssertFalse(statements.contains { $0.contains("UNION ALL") })
+    }
 }

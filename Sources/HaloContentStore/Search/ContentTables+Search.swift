@@ -242,11 +242,15 @@ extension ContentTables {
                 })
             return page
         }
-        let order = (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"])
-            .joined(separator: ", ")
-        let sql = "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY \(order) LIMIT ? OFFSET ?"
+        let sql =
+            "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY \(orderBy(sortKeys)) LIMIT ? OFFSET ?"
         return try Int64.fetchAll(
             db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(matches.members), limit ?? -1, offset])
+    }
+
+    /// The ORDER BY list of the sort keys, then the id (so the order is total).
+    private static func orderBy(_ sortKeys: [SortKey]) -> String {
+        (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]).joined(separator: ", ")
     }
 
     /// Most modules a merged walk reads at once; beyond, the matches are sorted instead.
@@ -268,7 +272,12 @@ extension ContentTables {
                 return modules.count <= maxMergedModules
             }
         }
-        guard !modules.isEmpty, modules.count <= maxMergedModules else { return nil }
+        guard !modules.isEmpty else { return nil }
+        if modules.count > maxMergedModules {
+            // Too many arms: every module at once has an index of its own for createdAt only.
+            guard scope == nil, sortKeys[0].field == .createdAt else { return nil }
+            return (try db.cachedStatement(sql: "SELECT pk FROM content_instance ORDER BY \(orderBy(sortKeys))"), [])
+        }
         let columns = (["pk"] + sortKeys.map(\.field.orderExpression) + ["id"]).joined(separator: ", ")
         let arm = "SELECT \(columns) FROM content_instance WHERE module = ?"
         let order =
