@@ -118,18 +118,19 @@ enum ContentReader {
 
     /// The rows (`columns`) of these primary keys, in the order of `pks` (missing ones skipped).
     static func forEachRow(pks: [Int64], in db: Database, _ body: (Row) throws -> Void) throws {
-        guard !pks.isEmpty else { return }
+        // Chunked so the JSON argument and the rows held stay small; json_each keeps the
+        // statement cacheable. SQLite returns a chunk's rows in its own order: put them in ours.
         var byPK: [Int64: Row] = [:]
-        // Chunked so the JSON argument stays small; json_each keeps the statement cacheable.
         for chunk in pks.chunked(into: 5000) {
             let sql = "SELECT \(columns) FROM \(source) WHERE i.pk IN (SELECT value FROM json_each(?))"
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [jsonArray(Array(chunk))])
             while let row = try rows.next() {
                 byPK[row[0]] = row.copy()
             }
-        }
-        for pk in pks {
-            if let row = byPK[pk] { try body(row) }
+            for pk in chunk {
+                if let row = byPK[pk] { try body(row) }
+            }
+            byPK.removeAll(keepingCapacity: true)
         }
     }
 
