@@ -12,6 +12,7 @@ public enum ContentTables {
         migrator.registerMigration("content_v1", migrate: ContentSchema.createTablesV1)
         migrator.registerMigration("content_v2_snake_case", migrate: ContentSchema.renameColumnsToSnakeCase)
         migrator.registerMigration("content_v3_changed_order", migrate: ContentSchema.addLastChangedIndex)
+        migrator.registerMigration("content_v4_one_change_index", migrate: ContentSchema.dropUpdatedIndexOfModules)
     }
 
     // MARK: Writing

@@ -28,7 +28,7 @@ extension ContentTables {
     /// a progress total announced before streaming it.
     public static func countChanges(moduleIds: [String], from: Int64?, to: Int64, in db: Database) throws -> Int {
         var total = 0
-        for (_, condition, _) in changeConditions(from: from) {
+        for (_, condition, _, _) in changeConditions(from: from) {
             for moduleId in Set(moduleIds) {
                 let arguments: StatementArguments = ["module": moduleId, "from": from ?? 0, "to": to]
                 total +=
@@ -41,18 +41,26 @@ extension ContentTables {
     }
 
     /// The WHERE clause of each part of a window (0 created, 1 updated, 2 deleted) for one
-    /// `:module`, and the column whose index (module, column) serves it. A first sync has no
-    /// updates or deletions: the client has nothing yet.
-    private static func changeConditions(from: Int64?) -> [(kind: Int, condition: String, keyColumn: String)] {
+    /// `:module`; the key it is read in order of, whose index (module, key) serves it; and the
+    /// column holding that key in the rows it selects. A first sync has no updates or deletions:
+    /// the client has nothing yet.
+    private static func changeConditions(from: Int64?) -> [(kind: Int, condition: String, key: String, keyColumn: String)] {
         let live = "(i.deleted_at IS NULL OR i.deleted_at > :to)"
+        let lastChanged = "coalesce(i.updated_at, i.created_at)"
         let inModule = "i.module = :module"
         let createdWindow = from == nil ? "i.created_at <= :to" : "i.created_at > :from AND i.created_at <= :to"
-        let created = (0, "\(inModule) AND \(createdWindow) AND \(live)", "created_at")
+        let created = (0, "\(inModule) AND \(createdWindow) AND \(live)", "i.created_at", "created_at")
         guard from != nil else { return [created] }
         return [
             created,
-            (1, "\(inModule) AND i.updated_at > :from AND i.updated_at <= :to AND i.created_at <= :from AND \(live)", "updated_at"),
-            (2, "\(inModule) AND i.deleted_at > :from AND i.deleted_at <= :to AND i.created_at <= :from", "deleted_at"),
+            // Read along the (module, last change) index: for an updated instance its last change
+            // is `updated_at`, so the window and the order are those of `updated_at`.
+            (
+                1,
+                "\(inModule) AND \(lastChanged) > :from AND \(lastChanged) <= :to AND i.updated_at IS NOT NULL"
+                    + " AND i.created_at <= :from AND \(live)", lastChanged, "updated_at"
+            ),
+            (2, "\(inModule) AND i.deleted_at > :from AND i.deleted_at <= :to AND i.created_at <= :from", "i.deleted_at", "deleted_at"),
         ]
     }
 
@@ -127,11 +135,11 @@ extension ContentTables {
         let size = max(1, chunkSize)
         var seen = Set<String>()
         let modules = moduleIds.filter { seen.insert($0).inserted }
-        for (kind, condition, keyColumn) in changeConditions(from: from) {
+        for (kind, condition, key, keyColumn) in changeConditions(from: from) {
             let sql = """
                 SELECT \(ContentReader.columns) FROM \(ContentReader.source)
-                WHERE \(condition) AND (i.\(keyColumn), i.pk) > (:afterKey, :afterPK)
-                ORDER BY i.\(keyColumn), i.pk LIMIT :limit
+                WHERE \(condition) AND (\(key), i.pk) > (:afterKey, :afterPK)
+                ORDER BY \(key), i.pk LIMIT :limit
                 """
             let keyIndex = ContentReader.columnIndex(of: keyColumn)
             for module in modules {
