@@ -89,4 +89,45 @@ final class QueryPlanTests: XCTestCase {
                 plan.contains { $0.contains("USE TEMP B-TREE FOR ORDER BY") && !$0.contains("RIGHT PART") }, "\(ordered)\n\(plan)")
         }
     }
+
+    /// Each part of a sync window is read along an index of its module, in that index's order:
+    /// no scan of the module and no sort (the updated part along (module, last change), since
+    /// (module, updated_at) is gone).
+    func testSyncWindowsReadModuleIndexesInOrder() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(
+                contentsOf: (1...300).map { n in
+                    instance(
+                        n, module: "m\(n % 3)", createdAt: Int64(n), updatedAt: n % 2 == 0 ? Int64(1_000 + n) : nil,
+                        deletedAt: n % 7 == 0 ? Int64(2_000 + n) : nil)
+                }, in: db)
+            try db.execute(sql: "ANALYZE")
+        }
+        var statements: [String] = []
+        try db.read { db in
+            db.trace { event in
+                if case .statement(let statement) = event { statements.append(statement.expandedSQL) }
+            }
+            var updated = 0
+            try ContentTables.forEachChange(moduleIds: ["m1"], from: 150, to: 5_000, chunkSize: 20, in: db) { chunk in
+                if case .updated(let instances) = chunk { updated += instances.count }
+            }
+            db.trace(nil)
+            // m1's instances created by 150, updated since, and not deleted by 5,000.
+            XCTAssertEqual(updated, (1...150).filter { $0 % 3 == 1 && $0 % 2 == 0 && $0 % 7 != 0 }.count)
+            let reads = Set(statements.filter { $0.contains("ORDER BY") })
+            for part in ["i.created_at > 150", "updated_at IS NOT NULL", "i.deleted_at > 150"] {
+                XCTAssertTrue(reads.contains { $0.contains(part) }, "no read of the part \(part)")
+            }
+            for sql in reads {
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String? ?? "" }
+                XCTAssertTrue(plan.contains { $0.hasPrefix("SEARCH i USING INDEX content_instance_module_") }, "\(sql)\n\(plan)")
+                XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "\(sql)\n\(plan)")
+                if sql.contains("updated_at IS NOT NULL") {
+                    XCTAssertTrue(plan.contains { $0.contains("content_instance_module_changed") }, "\(sql)\n\(plan)")
+                }
+            }
+        }
+    }
 }
