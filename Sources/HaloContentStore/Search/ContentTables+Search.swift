@@ -28,12 +28,12 @@ extension ContentTables {
 
     /// `search` answered as the server sends it: the page's items as one JSON array written from
     /// their stored text (`ContentReader.writeWireJSON`: values are parsed only to localize), so
-    /// no instance is built and encoded again. The returned page has no `items`. For requests
-    /// without `fields` (a projection) and `include`, which need the instances; `search` serves those.
+    /// no instance is built and encoded again. The returned page has no `items`. Not for requests
+    /// that `needsInstances`; `search` serves those.
     public static func searchAsWireJSON(
         _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: Database
     ) throws -> (page: SearchPage, items: String) {
-        guard (request.fields ?? []).isEmpty, (request.include ?? []).isEmpty else {
+        guard !request.needsInstances else {
             throw ContentStoreError.invalidRequest("a search with fields or include is answered by search(_:), not as stored JSON")
         }
         let found = try matchingPage(request, schema: schema, limits: limits, in: db)
@@ -41,12 +41,8 @@ extension ContentTables {
         var count = 0
         try ContentReader.forEachRow(pks: found.pks, in: db) { row in
             if count > 0 { items += "," }
-            var localization: (locale: String, fields: Set<String>)?
-            if let locale = request.locale, !locale.isEmpty {
-                let fields = schema.localizedFields(row[2] as String)
-                if !fields.isEmpty { localization = (locale, fields) }
-            }
-            try ContentReader.writeWireJSON(of: row, localizedTo: localization, into: &items)
+            try ContentReader.writeWireJSON(
+                of: row, locale: request.locale, localizedFields: schema.localizedFields(row[2] as String), into: &items)
             count += 1
         }
         items += "]"

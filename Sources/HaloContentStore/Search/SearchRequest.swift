@@ -107,6 +107,10 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         self.locale = locale
     }
 
+    /// True when the answer needs the instances themselves, not only their stored JSON: a
+    /// projection (`fields`) or related instances (`include`).
+    public var needsInstances: Bool { !(fields ?? []).isEmpty || !(include ?? []).isEmpty }
+
     /// "values.Title" → "Title"; "Title" → "Title" (Android prefixes, iOS does not).
     public static func fieldName(fromProjection projection: String) -> String {
         projection.hasPrefix("values.") ? String(projection.dropFirst("values.".count)) : projection

@@ -47,11 +47,11 @@ enum ContentReader {
 
     /// Appends the wire JSON of the instance in `row` (`columns`): the keys and explicit nulls of
     /// `WireInstance.encode(to:)`, with the stored text of its values and tags copied as it is
-    /// (the writer stored them compact, keys sorted). `localizedTo` (a locale and the module's
-    /// localized fields) parses the values to keep one locale's text of each localized field.
-    static func writeWireJSON(of row: Row, localizedTo localization: (locale: String, fields: Set<String>)?, into out: inout String)
-        throws
-    {
+    /// (the writer stored them compact, keys sorted). With a `locale` and localized fields in the
+    /// instance's module, the values are parsed to keep one locale's text of each of those fields.
+    static func writeWireJSON(
+        of row: Row, locale: String?, localizedFields: @autoclosure () -> Set<String>, into out: inout String
+    ) throws {
         let id: String = row[1]
         let valuesText: String = row[15]
         let tagsText: String = row[16]
@@ -69,11 +69,11 @@ enum ContentReader {
         out += ",\"name\":"
         string(row[3])
         out += ",\"values\":"
-        if let localization {
+        if let locale, !locale.isEmpty, case let fields = localizedFields(), !fields.isEmpty {
             guard case .object(var values) = try? JSONParser.parse(valuesText) else {
                 throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable")
             }
-            WireInstance.localize(&values, to: localization.locale, fields: localization.fields)
+            WireInstance.localize(&values, to: locale, fields: fields)
             JSONValue.writeObject(values, into: &out)
         } else {
             out += valuesText

@@ -106,9 +106,8 @@ extension ContentTables {
             row: { kind, row in
                 if kind == 2 { return ids.append(row[1]) }
                 if count > 0 { text += "," }
-                var localization: (locale: String, fields: Set<String>)?
-                if let locale, let fields = localizedFields[row[2] as String], !fields.isEmpty { localization = (locale, fields) }
-                try ContentReader.writeWireJSON(of: row, localizedTo: localization, into: &text)
+                try ContentReader.writeWireJSON(
+                    of: row, locale: locale, localizedFields: localizedFields[row[2] as String] ?? [], into: &text)
                 count += 1
             },
             endOfChunk: { kind in

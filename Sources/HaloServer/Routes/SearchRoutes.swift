@@ -34,7 +34,7 @@ enum SearchRoutes {
     /// CPU of a short search; otherwise from the instances `ContentTables.search` builds.
     static func answer(_ search: SearchRequest, limits: SearchLimits, in db: Database) throws -> Data {
         let schema = try searchSchema(for: search, in: db)
-        if (search.fields ?? []).isEmpty, (search.include ?? []).isEmpty {
+        if !search.needsInstances {
             let (page, items) = try ContentTables.searchAsWireJSON(search, schema: schema, limits: limits, in: db)
             return render(page, items: Data(items.utf8))
         }

@@ -144,6 +144,28 @@ final class InstanceTable {
         if model.count > max(count, Self.rowsKeptBuilt) { model.resize(to: max(count, Self.rowsKeptBuilt)) }
         staleRows = Set(boundRows().map(\.position))
         workOnRows()
+        keepAtTopWhileRowsArrive()
+    }
+
+    /// Counts reloads, so that the top-keeping of an older one stops.
+    private var reloadGeneration = 0
+
+    /// GTK 4.8 re-anchors the list while rows are added under it and leaves it scrolled by a
+    /// pixel or three (seen on a busy machine when a module of 100,000 replaced one of 10), so
+    /// the first row showed cut off. Until the rows have settled, a scroll of less than a row is
+    /// put back to the top; a larger one is the user's and is left alone.
+    private func keepAtTopWhileRowsArrive() {
+        reloadGeneration += 1
+        let generation = reloadGeneration
+        var settledFrames = 0
+        columnView.onEachFrame { [weak self] in
+            guard let self, self.reloadGeneration == generation else { return false }
+            let value = gtk_adjustment_get_value(self.verticalAdjustment)
+            if value >= Double(self.rowHeight(self.boundRows())) { return false }
+            if value > 0 { gtk_adjustment_set_value(self.verticalAdjustment, 0) }
+            if self.isSettled { settledFrames += 1 }
+            return settledFrames < 3  // GTK lays out the last rows added in the frames after
+        }
     }
 
     /// This frame's share of the row work; asks for the next frames while some is left.
@@ -196,11 +218,15 @@ final class InstanceTable {
     /// high, so the scroll offset and the row height tell which (measuring each row widget's
     /// place costs GTK ~10 ms for the 200 rows it keeps built).
     private func visiblePositions(_ rows: [(position: Int, widget: UnsafeMutablePointer<GtkWidget>)]) -> Range<Int> {
-        // A bound widget is a cell's label; its parent, the cell, is as high as the row.
-        let rowHeight =
-            rows.lazy.compactMap { gtk_widget_get_parent($0.widget).map { Int(gtk_widget_get_height($0)) } }.first { $0 > 0 } ?? 34
+        let rowHeight = rowHeight(rows)
         let first = max(0, Int(gtk_adjustment_get_value(verticalAdjustment)) / rowHeight - 1)
         return first..<(first + Int(gtk_widget_get_height(widget.widget)) / rowHeight + 3)
+    }
+
+    /// The height of a row in pixels: a bound widget is a cell's label, and its parent, the
+    /// cell, is as high as the row.
+    private func rowHeight(_ rows: [(position: Int, widget: UnsafeMutablePointer<GtkWidget>)]) -> Int {
+        rows.lazy.compactMap { gtk_widget_get_parent($0.widget).map { Int(gtk_widget_get_height($0)) } }.first { $0 > 0 } ?? 34
     }
 
     private var verticalAdjustment: UnsafeMutablePointer<GtkAdjustment>? { gtk_scrolled_window_get_vadjustment(OpaquePointer(widget.raw)) }
