@@ -54,6 +54,7 @@ extension WorkspaceView {
         // then the open instance of that module is read again with its new fields (the banner
         // instead, when it has unsaved edits).
         let schemaChanges = changes.filter { $0.kind == .moduleChanged || $0.kind == .moduleDeleted }
+        let openModuleChanged = schemaChanges.contains { $0.moduleId == editor.instance?.moduleId }
         if !schemaChanges.isEmpty {
             let open = editor.instance
             loadModules { [weak self] in
@@ -67,7 +68,9 @@ extension WorkspaceView {
             if BenchmarkMarks.isEnabled { liveChangesAwaitingPaint.formUnion(changes.compactMap(\.instanceId)) }
             pager.refetch()
         }
-        if let open = editor.instance, let id = open.id, !editor.isNew,
+        // When the open instance's module changed too, it is read again after the modules (above):
+        // read now, it would be shown with the old fields and then look unchanged.
+        if let open = editor.instance, let id = open.id, !editor.isNew, !openModuleChanged,
             everything || changes.contains(where: { $0.instanceId == id || ($0.kind == .moduleCleared && $0.moduleId == open.moduleId) })
         {
             followOpenInstance(id: id, author: changes.last { $0.instanceId == id }?.author)
@@ -104,7 +107,9 @@ extension WorkspaceView {
                 self.serverVersion = nil
                 return self.showChangeBanner("\(who) deleted this instance on the server.")
             }
-            guard current.updatedAt != shown.updatedAt || current.name != shown.name else { return }
+            // New fields are shown even for an unchanged instance, unless that would drop edits.
+            let showsNewFields = becauseFieldsChanged && !self.editor.isDirty
+            guard showsNewFields || current.updatedAt != shown.updatedAt || current.name != shown.name else { return }
             if self.editor.isDirty {
                 self.serverVersion = current
                 self.showChangeBanner(
