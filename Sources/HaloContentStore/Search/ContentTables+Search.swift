@@ -39,10 +39,11 @@ extension ContentTables {
         let found = try matchingPage(request, schema: schema, limits: limits, in: db)
         var items = "["
         var count = 0
+        let locale = request.locale.flatMap { $0.isEmpty ? nil : $0 }  // an empty locale asks for none
         try ContentReader.forEachRow(pks: found.pks, in: db) { row in
             if count > 0 { items += "," }
             try ContentReader.writeWireJSON(
-                of: row, locale: request.locale, localizedFields: schema.localizedFields(row[2] as String), into: &items)
+                of: row, locale: locale, localizedFields: schema.localizedFields(row[2] as String), into: &items)
             count += 1
         }
         items += "]"

@@ -69,7 +69,7 @@ enum ContentReader {
         out += ",\"name\":"
         string(row[3])
         out += ",\"values\":"
-        if let locale, !locale.isEmpty, case let fields = localizedFields(), !fields.isEmpty {
+        if let locale, case let fields = localizedFields(), !fields.isEmpty {
             guard case .object(var values) = try? JSONParser.parse(valuesText) else {
                 throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable")
             }
