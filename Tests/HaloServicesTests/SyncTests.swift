@@ -334,6 +334,29 @@ final class SyncTests: XCTestCase {
         try parser.finish()
         XCTAssertEqual(events, ["t12", #"created:{"id":"a"}"#, #"deleted:{"id":"b"}"#])
 
+        // Braces, brackets and escaped quotes inside strings do not end an element, wherever a
+        // block boundary falls (also between a backslash and the quote it escapes).
+        let tricky = Data(
+            #"{"created":[{"id":"a}","v":{"t":"x\"]}\\","n":[1,{"b":"["}]}},{"id":"b"}],"syncTimestamp":7,"deleted":[]}"#.utf8)
+        let expected = [#"created:{"id":"a}","v":{"t":"x\"]}\\","n":[1,{"b":"["}]}}"#, #"created:{"id":"b"}"#, "t7"]
+        for blockSize in 1...tricky.count {
+            var blocks = SyncStreamParser()
+            var seen: [String] = []
+            for start in stride(from: 0, to: tricky.count, by: blockSize) {
+                try tricky[start..<min(start + blockSize, tricky.count)].withUnsafeBytes { bytes in
+                    try blocks.feed(bytes) { event in
+                        switch event {
+                        case .syncTimestamp(let value): seen.append("t\(value)")
+                        case .element(let section, let data): seen.append("\(section):\(String(decoding: data, as: UTF8.self))")
+                        }
+                    }
+                }
+            }
+            try blocks.finish()
+            XCTAssertEqual(seen, expected, "blocks of \(blockSize) bytes")
+            XCTAssertEqual(blocks.bytesSeen, tricky.count)
+        }
+
         var truncated = SyncStreamParser()
         try Data(text.prefix(30)).withUnsafeBytes { try truncated.feed($0) { _ in } }
         XCTAssertThrowsError(try truncated.finish())

@@ -13,8 +13,8 @@ final class ContentWriter {
     private let insertTag: Statement
     private let insertField: Statement
     private let selectField: Statement
-    /// (module, field name) → content_field.field; fields repeat on every instance of a module.
-    private var fieldNumbers: [FieldKey: Int64] = [:]
+    /// module → field name → content_field.field; fields repeat on every instance of a module.
+    private var fieldNumbers: [String: [String: Int64]] = [:]
     /// Fields already marked `multi` by this writer.
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
@@ -23,11 +23,6 @@ final class ContentWriter {
     /// rowid-ordered passes (see `TrigramIndex`) instead of once per instance. Each pass leaves
     /// an FTS5 segment to merge later: 10,000 indexed 800k strings in half the CPU of 2,000.
     private static let batchSize = 10_000
-
-    private struct FieldKey: Hashable {
-        let module: String
-        let name: String
-    }
 
     init(_ db: Database) throws {
         self.db = db
@@ -172,6 +167,7 @@ final class ContentWriter {
             stored[row[0] as String] = Stored(
                 module: row[1], values: row[2], tags: row[3], extra: row[4], createdAt: row[5], deletedAt: row[6])
         }
+        if stored.isEmpty { return KeptContent() }  // all new (a first sync): nothing to compare
         var sameValues: [String: Bool] = [:]
         var sameTags: [String: Bool] = [:]
         var sameBody: [String: Bool] = [:]
@@ -204,18 +200,37 @@ final class ContentWriter {
     private func upsertMetadata(_ instance: WireInstance, keepingIndexedColumns: Bool) throws -> Int64 {
         let createdAt = try Self.validatedCreatedAt(instance)
         if keepingIndexedColumns {
-            updateChangingMetadata.setUncheckedArguments([
-                instance.name, instance.name.lowercased(), instance.updatedAt, instance.publishedAt, instance.removedAt,
-                instance.archivedAt, instance.createdBy, instance.updatedBy, instance.deletedBy, instance.customerId,
-                instance.revision, instance.id,
-            ])
+            var row = RowBinding(updateChangingMetadata)
+            row.add(instance.name)
+            row.add(Self.folded(instance.name))
+            row.add(instance.updatedAt)
+            row.add(instance.publishedAt)
+            row.add(instance.removedAt)
+            row.add(instance.archivedAt)
+            row.add(instance.createdBy)
+            row.add(instance.updatedBy)
+            row.add(instance.deletedBy)
+            row.add(instance.customerId)
+            row.add(instance.revision)
+            row.add(instance.id)
             if let pk = try Int64.fetchOne(updateChangingMetadata) { return pk }
         }
-        upsertInstance.setUncheckedArguments([
-            instance.id, instance.module, instance.name, instance.name.lowercased(), createdAt,
-            instance.updatedAt, instance.publishedAt, instance.removedAt, instance.archivedAt, instance.deletedAt,
-            instance.createdBy, instance.updatedBy, instance.deletedBy, instance.customerId, instance.revision,
-        ])
+        var row = RowBinding(upsertInstance)
+        row.add(instance.id)
+        row.add(instance.module)
+        row.add(instance.name)
+        row.add(Self.folded(instance.name))
+        row.add(createdAt)
+        row.add(instance.updatedAt)
+        row.add(instance.publishedAt)
+        row.add(instance.removedAt)
+        row.add(instance.archivedAt)
+        row.add(instance.deletedAt)
+        row.add(instance.createdBy)
+        row.add(instance.updatedBy)
+        row.add(instance.deletedBy)
+        row.add(instance.customerId)
+        row.add(instance.revision)
         guard let pk = try Int64.fetchOne(upsertInstance) else {
             throw ContentStoreError.corruptData("storing instance \(instance.id) returned no row")
         }
@@ -240,11 +255,19 @@ final class ContentWriter {
         _ instance: WireInstance, _ content: EncodedContent, pk: Int64,
         keepBody: Bool, keepValues: Bool, keepTags: Bool
     ) throws {
-        if !keepBody { try upsertBody.execute(arguments: [pk, content.values, content.tags, content.extra]) }
+        if !keepBody {
+            var row = RowBinding(upsertBody)
+            row.add(pk)
+            row.add(content.values)
+            row.add(content.tags)
+            row.add(content.extra)
+            try upsertBody.execute()
+        }
         if !keepValues {
             try deleteValues.execute(arguments: [pk])
+            let knownFields = fieldNumbers[instance.module] ?? [:]  // one lookup per instance, not per value
             for (fieldName, value) in instance.values {
-                let field = try fieldNumber(module: instance.module, name: fieldName)
+                let field = try knownFields[fieldName] ?? fieldNumber(module: instance.module, name: fieldName)
                 var ord: Int64 = 0
                 try Self.forEachScalar(in: value, depth: 0) { scalar in
                     try insertScalar(scalar, instance: pk, field: field, ord: ord)
@@ -276,12 +299,20 @@ final class ContentWriter {
         case .string(let s):
             kind = .string
             str = s
-            let lower = s.lowercased()
+            let lower = Self.folded(s)
             if lower != s { folded = lower }
             trigram = TrigramIndex.isIndexable(folded: lower, instance: instance, field: field, ord: ord)
         default: kind = .null
         }
-        insertValue.setUncheckedArguments([instance, field, ord, kind.rawValue, num, str, folded, trigram])
+        var row = RowBinding(insertValue)
+        row.add(instance)
+        row.add(field)
+        row.add(ord)
+        row.add(kind.rawValue)
+        row.add(num)
+        row.add(str)
+        row.add(folded)
+        row.add(trigram)
         try insertValue.execute()
     }
 
@@ -303,14 +334,19 @@ final class ContentWriter {
         }
     }
 
+    /// `text.lowercased()`, without making a new string when it is already lowercase ASCII (most
+    /// values of a bulk load: ids, codes, words).
+    private static func folded(_ text: String) -> String {
+        text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } ? text : text.lowercased()
+    }
+
     private func fieldNumber(module: String, name: String) throws -> Int64 {
-        let key = FieldKey(module: module, name: name)
-        if let known = fieldNumbers[key] { return known }
+        if let known = fieldNumbers[module]?[name] { return known }
         try insertField.execute(arguments: [module, name])
         guard let number = try Int64.fetchOne(selectField, arguments: [name, module]) else {
             throw ContentStoreError.corruptData("field \(name) of module \(module) could not be registered")
         }
-        fieldNumbers[key] = number
+        fieldNumbers[module, default: [:]][name] = number
         return number
     }
 
