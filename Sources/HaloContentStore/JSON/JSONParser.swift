@@ -233,4 +233,9 @@ extension JSONValue {
     public init(parsing data: Data) throws {
         self = try JSONParser.parse(bytes: [UInt8](data))
     }
+
+    /// As `init(parsing:)` for `Data`, without copying the bytes.
+    public init(parsing bytes: [UInt8]) throws {
+        self = try JSONParser.parse(bytes: bytes)
+    }
 }

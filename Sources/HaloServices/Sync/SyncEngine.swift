@@ -255,13 +255,13 @@ private struct SyncApplier {
             switch event {
             case .syncTimestamp(let value): timestamp = value
             case .element(.deleted, let data):
-                guard let id = try JSONValue(data: data)["id"]?.stringValue else {
+                guard let id = try JSONValue(data: Data(data))["id"]?.stringValue else {
                     throw HaloError.invalidResponse(status: 200, message: "A deleted sync item has no string \"id\".")
                 }
                 deletions.append(id)
                 counts.deleted += 1
             case .element(let section, let data):
-                let instance = try WireInstance(syncElement: String(decoding: data, as: UTF8.self))
+                let instance = try WireInstance(syncElement: data)
                 guard !instance.id.isEmpty, instance.createdAt != nil else {
                     throw HaloError.invalidResponse(status: 200, message: "A synced instance has no id or no createdAt.")
                 }

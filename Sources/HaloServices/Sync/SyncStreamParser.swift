@@ -15,7 +15,8 @@ struct SyncStreamParser {
     enum Section: Sendable, Equatable { case created, updated, deleted }
 
     enum Event {
-        case element(Section, Data)
+        /// One element's JSON text, as it came.
+        case element(Section, [UInt8])
         case syncTimestamp(Int64)
     }
 
@@ -85,7 +86,7 @@ struct SyncStreamParser {
         bytesSeen += offset - start
         if ended {
             state = .afterElement
-            if let section { try emit(.element(section, Data(captured))) }
+            if let section { try emit(.element(section, captured)) }
         }
         return offset
     }
@@ -160,7 +161,10 @@ struct SyncStreamParser {
     }
 
     private mutating func startCapture(_ byte: UInt8, as state: State) {
-        captured = [byte]
+        let previousSize = captured.count
+        captured = []  // the last element's bytes went out with it
+        captured.reserveCapacity(max(256, previousSize + previousSize / 4))  // elements are alike in size
+        captured.append(byte)
         nesting = byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") ? 1 : 0
         inString = byte == UInt8(ascii: "\"")
         escaped = false

@@ -11,8 +11,9 @@ import HaloContentStore
 /// instance's content from the cache; the sync fails instead, changes nothing, and is retried.
 /// The sync tests compare the cache with the server item for item, which keeps the two in step.
 extension WireInstance {
-    init(syncElement text: String) throws {
-        guard case .object(let object) = try JSONValue(parsing: text) else {
+    /// `element`: the instance's JSON text as it came in the answer (parsed without a copy).
+    init(syncElement element: [UInt8]) throws {
+        guard case .object(let object) = try JSONValue(parsing: element) else {
             throw HaloError.invalidResponse(status: 200, message: "A synced instance is not a JSON object.")
         }
         func string(_ key: String) throws -> String? {
