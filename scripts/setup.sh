@@ -17,6 +17,8 @@ PACKAGES=(
   openssl curl sqlite3 wrk hyperfine time gcc libc6-dev
   # browser sign-in end to end: a real browser driven by Selenium
   chromium chromium-driver python3-selenium
+  # halo-server behind a reverse proxy (TrustedProxyTests)
+  nginx
 )
 
 missing=()

@@ -43,6 +43,13 @@ struct Serve: AsyncParsableCommand {
             Without it every social token is refused.
             """)
     var socialConfig: String?
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: """
+            A reverse proxy (address or CIDR range; repeatable) whose X-Forwarded-For header names the client, for the \
+            per-address limits. Without it the header is ignored. See docs/deploy.md.
+            """)
+    var trustedProxies: [String] = []
     @Flag(help: "Do not log each request.") var quiet = false
 
     func validate() throws {
@@ -63,6 +70,9 @@ struct Serve: AsyncParsableCommand {
             for setting in limitSettings { try configuration.setLimit(setting) }
         } catch {
             throw ValidationError(error.description)
+        }
+        do { configuration.trustedProxies = try TrustedProxies(trustedProxies) } catch {
+            throw ValidationError("--trusted-proxy: \(error)")
         }
         return configuration
     }

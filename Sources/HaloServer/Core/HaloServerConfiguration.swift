@@ -29,6 +29,8 @@ public struct HaloServerConfiguration: Sendable {
     /// Password hashes (PBKDF2) run at most this many at once, on their own threads; nil: one per
     /// core but one, at least one (see `HashingExecutor`).
     public var passwordHashingConcurrency: Int?
+    /// Reverse proxies whose `X-Forwarded-For` names the client (see `TrustedProxies`); none by default.
+    public var trustedProxies: TrustedProxies = .none
 
     public init(
         host: String = "127.0.0.1",

@@ -96,6 +96,9 @@ public final class HaloServerInstance: Sendable {
             tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
             configuration: configuration, logger: logger)
         let router = Router(context: ServerContext.self)
+        if configuration.trustedProxies != .none {
+            router.add(middleware: ForwardedClientMiddleware(proxies: configuration.trustedProxies))
+        }
         if configuration.logRequests { router.add(middleware: RequestLogMiddleware(logger: logger)) }
         router.add(middleware: ErrorEnvelopeMiddleware())
         Routes.register(on: router, environment)

@@ -4,8 +4,9 @@ import Hummingbird
 /// (for `LoginThrottle`'s per-address limit).
 struct ServerContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The peer's IP address (or socket path), nil when the channel has none.
-    let clientAddress: String?
+    /// The peer's IP address (or socket path), nil when the channel has none; behind a trusted
+    /// proxy, the address it forwarded for (`ForwardedClientMiddleware`).
+    var clientAddress: String?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,0 +1,126 @@
+import Foundation
+import XCTest
+
+/// A real nginx in front of a test server, as a deployment puts it: it listens on `listenHost`
+/// (a loopback address of its own, so the server sees it as a different peer than the clients)
+/// and appends the address it saw to `X-Forwarded-For`.
+final class ReverseProxy {
+    static let executable = "/usr/sbin/nginx"
+    let baseURL: URL
+    private let process: Process
+    private let directory: URL
+
+    init(upstream: URL, listenHost: String = "127.0.0.2") throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
+            throw ProxyError("nginx is not installed (scripts/setup.sh installs it)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-nginx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let port = try Self.freePort(on: listenHost)
+        let path = directory.path
+        let config = """
+            daemon off;
+            master_process off;
+            error_log stderr warn;
+            pid \(path)/nginx.pid;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                client_body_temp_path \(path)/body;
+                proxy_temp_path \(path)/proxy;
+                fastcgi_temp_path \(path)/fastcgi;
+                uwsgi_temp_path \(path)/uwsgi;
+                scgi_temp_path \(path)/scgi;
+                server {
+                    listen \(listenHost):\(port);
+                    location / {
+                        proxy_pass \(upstream.absoluteString);
+                        proxy_http_version 1.1;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                    }
+                }
+            }
+            """
+        try config.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "stderr"]
+        try process.run()
+        baseURL = URL(string: "http://\(listenHost):\(port)")!
+        // Ready when it accepts a connection.
+        for _ in 0..<100 {
+            if (try? Self.curl(["-o", "/dev/null", baseURL.absoluteString + "/api/authentication/version"])) != nil { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        stop()
+        throw ProxyError("nginx did not start on \(baseURL)")
+    }
+
+    func stop() {
+        if process.isRunning {
+            // SIGKILL: Foundation starts it with SIGTERM blocked (seen here), and it has nothing to save.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A password grant sent through the proxy from the loopback address `from`; the HTTP status.
+    /// curl runs on a thread of its own: waiting for it must not hold one of the few threads the
+    /// server's own tasks need.
+    func passwordGrant(from source: String, _ username: String, _ password: String, forwardedFor: String? = nil) async throws
+        -> Int
+    {
+        var arguments = [
+            "--interface", source, "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
+            baseURL.absoluteString + "/api/oauth/token?_user", "--data-urlencode", "grant_type=password",
+            "--data-urlencode", "username=\(username)", "--data-urlencode", "password=\(password)",
+        ]
+        if let forwardedFor { arguments += ["-H", "X-Forwarded-For: \(forwardedFor)"] }
+        let request = arguments
+        let output = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            Thread.detachNewThread { continuation.resume(with: Result { try Self.curl(request) }) }
+        }
+        return Int(output) ?? 0
+    }
+
+    /// Runs curl; its standard output, or an error when it could not connect.
+    @discardableResult
+    static func curl(_ arguments: [String]) throws -> String {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-s", "--max-time", "10"] + arguments
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        curl.waitUntilExit()
+        guard curl.terminationStatus == 0 else { throw CurlError(status: curl.terminationStatus) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct CurlError: Error { let status: Int32 }
+
+    struct ProxyError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func freePort(on host: String) throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw ProxyError("cannot bind \(host)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
