@@ -33,6 +33,7 @@ final class ReverseProxy {
                 scgi_temp_path \(path)/scgi;
                 server {
                     listen \(listenHost):\(port);
+                    location = /nginx-ready { return 204; }
                     location / {
                         proxy_pass \(upstream.absoluteString);
                         proxy_http_version 1.1;
@@ -47,9 +48,9 @@ final class ReverseProxy {
         process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "stderr"]
         try process.run()
         baseURL = URL(string: "http://\(listenHost):\(port)")!
-        // Ready when it accepts a connection.
+        // Ready when it answers by itself (not through the server: this blocks the calling thread).
         for _ in 0..<100 {
-            if (try? Self.curl(["-o", "/dev/null", baseURL.absoluteString + "/api/authentication/version"])) != nil { return }
+            if (try? Self.curl(["-o", "/dev/null", baseURL.absoluteString + "/nginx-ready"])) != nil { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()
