@@ -29,15 +29,15 @@ final class ConnectCertificateTests: XCTestCase {
     private static func opensslFacts(_ certificate: URL, scratch home: URL) throws -> (fingerprint: String, publicKey: String) {
         let openssl = "/usr/bin/openssl"
         let fingerprint = String(
-            decoding: try LocalTLSServer.run(openssl, ["x509", "-in", certificate.path, "-noout", "-fingerprint", "-sha256"]),
+            decoding: try runTool(openssl, ["x509", "-in", certificate.path, "-noout", "-fingerprint", "-sha256"]),
             as: UTF8.self
         )
         .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "sha256 Fingerprint=", with: "")
         let publicKey = home.appendingPathComponent("public.pem")
-        try LocalTLSServer.run(openssl, ["x509", "-in", certificate.path, "-pubkey", "-noout"]).write(to: publicKey)
+        try runTool(openssl, ["x509", "-in", certificate.path, "-pubkey", "-noout"]).write(to: publicKey)
         let der = home.appendingPathComponent("public.der")
-        try LocalTLSServer.run(openssl, ["pkey", "-pubin", "-in", publicKey.path, "-outform", "der", "-out", der.path])
-        let digest = try LocalTLSServer.run(openssl, ["dgst", "-sha256", "-binary", der.path])
+        try runTool(openssl, ["pkey", "-pubin", "-in", publicKey.path, "-outform", "der", "-out", der.path])
+        let digest = try runTool(openssl, ["dgst", "-sha256", "-binary", der.path])
         return (fingerprint, digest.base64EncodedString())
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HaloIdentityProvider
 import HaloServer
+import HaloTestSupport
 import Synchronization
 import XCTest
 
@@ -273,27 +274,13 @@ enum ScriptedBrowser {
     }
 
     static func nonLoopbackIPv4Addresses() -> [String] {
-        let output = (try? curlLikeRun("/usr/bin/hostname", ["-I"])) ?? ""
+        let output = (try? runTool("/usr/bin/hostname", ["-I"])).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return output.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { $0.contains(".") && !$0.hasPrefix("127.") }
     }
 
     private static func curl(_ arguments: [String]) throws -> String {
-        try curlLikeRun("/usr/bin/curl", ["-s", "-S", "--max-time", "10"] + arguments)
-    }
-
-    private static func curlLikeRun(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure("\(path) exited \(process.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try runTool("/usr/bin/curl", ["-s", "-S", "--max-time", "10"] + arguments), as: UTF8.self)
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServices

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HaloServer
+import HaloTestSupport
 import Synchronization
 import XCTest
 

@@ -20,10 +20,10 @@ final class NetworkTests: XCTestCase {
     /// The SPKI hash we compute equals the one OpenSSL computes for the same certificate.
     func testPinnedKeyHashMatchesOpenSSL() throws {
         let (certificate, _) = try LocalTLSServer.makeCertificate(in: temp.appendingPathComponent("certs"), name: "a")
-        let pubkey = try LocalTLSServer.run("/usr/bin/openssl", ["x509", "-in", certificate.path, "-pubkey", "-noout"])
+        let pubkey = try runTool("/usr/bin/openssl", ["x509", "-in", certificate.path, "-pubkey", "-noout"])
         let pubkeyFile = temp.appendingPathComponent("pub.pem")
         try pubkey.write(to: pubkeyFile)
-        let der = try LocalTLSServer.run("/usr/bin/openssl", ["pkey", "-pubin", "-in", pubkeyFile.path, "-outform", "der"])
+        let der = try runTool("/usr/bin/openssl", ["pkey", "-pubin", "-in", pubkeyFile.path, "-outform", "der"])
         let expected = Data(SHA256.hash(data: der)).base64EncodedString()
 
         let keys = try XCTUnwrap(PinnedPublicKeys.read(from: temp.appendingPathComponent("certs")))
@@ -32,7 +32,7 @@ final class NetworkTests: XCTestCase {
         // The same certificate in DER form (.cer) gives the same hash.
         let derFolder = temp.appendingPathComponent("der")
         try FileManager.default.createDirectory(at: derFolder, withIntermediateDirectories: true)
-        try LocalTLSServer.run(
+        try runTool(
             "/usr/bin/openssl",
             ["x509", "-in", certificate.path, "-outform", "der", "-out", derFolder.appendingPathComponent("a.cer").path])
         XCTAssertEqual(try XCTUnwrap(PinnedPublicKeys.read(from: derFolder)).sha256Base64, [expected])

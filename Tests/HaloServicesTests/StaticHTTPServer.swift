@@ -1,27 +1,7 @@
 import Foundation
 import Glibc
+import HaloTestSupport
 import Synchronization
-
-/// A listening TCP socket on 127.0.0.1 at a port the kernel picks: (descriptor, port). Shared by
-/// the test servers and proxies of both test targets.
-func listenOnLoopback(backlog: Int32 = 16) throws -> (fd: Int32, port: Int) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "no socket for a test server"]) }
-    var one: Int32 = 1
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    guard bound == 0, listen(fd, backlog) == 0 else {
-        close(fd)
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "test server cannot listen on 127.0.0.1"])
-    }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return (fd, Int(UInt16(bigEndian: address.sin_port)))
-}
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 (ephemeral port) that answers fixed routes: real bytes
 /// over a real socket, for image downloads. It records the headers of every request, so tests

@@ -76,7 +76,7 @@ final class TLSTrustTests: XCTestCase {
         let presented = try await selfSignedCore.serverCertificate()
         // What the Connect page shows matches what OpenSSL says of the same certificate.
         let openssl = String(
-            decoding: try LocalTLSServer.run(
+            decoding: try runTool(
                 "/usr/bin/openssl", ["x509", "-in", selfSignedServer.certificate.path, "-noout", "-fingerprint", "-sha256"]),
             as: UTF8.self)
         XCTAssertEqual(openssl.trimmingCharacters(in: .whitespacesAndNewlines), "sha256 Fingerprint=\(presented.fingerprintSHA256)")
@@ -132,16 +132,16 @@ final class TLSTrustTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try LocalTLSServer.run(
+        try runTool(
             "/usr/bin/openssl",
             ["req", "-x509"] + ec + [
                 "-days", "1", "-subj", "/CN=HaloDesk Test Authority", "-addext", "basicConstraints=critical,CA:TRUE",
                 "-addext", "keyUsage=critical,keyCertSign", "-keyout", path("authority.key"), "-out", path("authority.pem"),
             ])
-        try LocalTLSServer.run(
+        try runTool(
             "/usr/bin/openssl", ["req"] + ec + ["-subj", "/CN=127.0.0.1", "-keyout", path("server.key"), "-out", path("server.csr")])
         try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: folder.appendingPathComponent("server.ext"))
-        try LocalTLSServer.run(
+        try runTool(
             "/usr/bin/openssl",
             [
                 "x509", "-req", "-in", path("server.csr"), "-CA", path("authority.pem"), "-CAkey", path("authority.key"),

@@ -13,30 +13,13 @@ public final class LocalTLSServer {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let certificate = folder.appendingPathComponent("\(name).pem")
         let key = folder.appendingPathComponent("\(name).key")
-        try run(
+        try runTool(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
             ])
         return (certificate, key)
-    }
-
-    @discardableResult
-    public static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "LocalTLSServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments) failed"])
-        }
-        return data
     }
 
     /// A server with a new self-signed certificate for 127.0.0.1, made in `folder`.

@@ -16,7 +16,7 @@ extension ContentTables {
         let found = try matchingPage(request, schema: schema, limits: limits, in: db)
         let stored = try ContentReader.instances(pks: found.pks, in: db)
         let items = stored.map { instance in
-            var shaped = localize(instance, locale: request.locale, schema: schema)
+            var shaped = localize(instance, locale: request.requestedLocale, schema: schema)
             if let fields = request.fields, !fields.isEmpty { shaped = shaped.projected(to: fields) }
             return shaped
         }
@@ -39,11 +39,10 @@ extension ContentTables {
         let found = try matchingPage(request, schema: schema, limits: limits, in: db)
         var items = "["
         var count = 0
-        let locale = request.locale.flatMap { $0.isEmpty ? nil : $0 }  // an empty locale asks for none
         try ContentReader.forEachRow(pks: found.pks, in: db) { row in
             if count > 0 { items += "," }
             try ContentReader.writeWireJSON(
-                of: row, locale: locale, localizedFields: schema.localizedFields(row[2] as String), into: &items)
+                of: row, locale: request.requestedLocale, localizedFields: schema.localizedFields(row[2] as String), into: &items)
             count += 1
         }
         items += "]"
@@ -285,7 +284,7 @@ extension ContentTables {
     }
 
     private static func localize(_ instance: WireInstance, locale: String?, schema: SearchSchema) -> WireInstance {
-        guard let locale, !locale.isEmpty else { return instance }
+        guard let locale else { return instance }
         return instance.localized(to: locale, fields: schema.localizedFields(instance.module))
     }
 
@@ -309,7 +308,7 @@ extension ContentTables {
         }
         return try instances(ids: ids.sorted(), in: db)
             .filter { $0.deletedAt == nil }
-            .map { localize($0, locale: request.locale, schema: schema) }
+            .map { localize($0, locale: request.requestedLocale, schema: schema) }
     }
 }
 

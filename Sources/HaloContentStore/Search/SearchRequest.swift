@@ -111,6 +111,9 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     /// projection (`fields`) or related instances (`include`).
     public var needsInstances: Bool { !(fields ?? []).isEmpty || !(include ?? []).isEmpty }
 
+    /// The locale to localize to: nil when none is given, and an empty one asks for none.
+    var requestedLocale: String? { locale.flatMap { $0.isEmpty ? nil : $0 } }
+
     /// "values.Title" → "Title"; "Title" → "Title" (Android prefixes, iOS does not).
     public static func fieldName(fromProjection projection: String) -> String {
         projection.hasPrefix("values.") ? String(projection.dropFirst("values.".count)) : projection

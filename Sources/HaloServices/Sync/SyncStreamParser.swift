@@ -61,26 +61,8 @@ struct SyncStreamParser {
         var offset = start
         var ended = false
         while offset < bytes.count, !ended {
-            let byte = bytes[offset]
+            ended = follow(bytes[offset])
             offset += 1
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): nesting += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                nesting -= 1
-                ended = nesting == 0
-            default: break
-            }
         }
         captured.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))
         bytesSeen += offset - start
@@ -174,32 +156,39 @@ struct SyncStreamParser {
     /// One byte of a top-level value: ends it when its nesting closes (or, for a scalar value, at
     /// the `,` or `}` after it, which is then read as the object's).
     private mutating func capture(_ byte: UInt8, _ emit: (Event) throws -> Void) throws {
+        if !inString && nesting == 0 && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || Self.isSpace(byte)) {
+            try endValue(emit)
+            try step(byte, emit)
+            return
+        }
+        captured.append(byte)
+        if follow(byte) { try endValue(emit) }
+    }
+
+    /// Follows one byte of a captured element or value through strings, escapes and nesting;
+    /// true when it closes the value: the quote ending a top-level string, or the bracket closing
+    /// the outermost level.
+    private mutating func follow(_ byte: UInt8) -> Bool {
         if inString {
-            captured.append(byte)
             if escaped {
                 escaped = false
             } else if byte == UInt8(ascii: "\\") {
                 escaped = true
             } else if byte == UInt8(ascii: "\"") {
                 inString = false
-                if nesting == 0 { try endValue(emit) }  // a string value
+                return nesting == 0
             }
-            return
+            return false
         }
-        if nesting == 0 && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || Self.isSpace(byte)) {
-            try endValue(emit)
-            try step(byte, emit)
-            return
-        }
-        captured.append(byte)
         switch byte {
         case UInt8(ascii: "\""): inString = true
         case UInt8(ascii: "{"), UInt8(ascii: "["): nesting += 1
         case UInt8(ascii: "}"), UInt8(ascii: "]"):
             nesting -= 1
-            if nesting == 0 { try endValue(emit) }
+            return nesting == 0
         default: break
         }
+        return false
     }
 
     /// A complete top-level value other than a section: strict JSON, and a number for `syncTimestamp`.

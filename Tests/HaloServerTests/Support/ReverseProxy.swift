@@ -1,5 +1,5 @@
 import Foundation
-import XCTest
+import HaloTestSupport
 
 /// A real nginx in front of a test server, as a deployment puts it: it listens on `listenHost`
 /// (a loopback address of its own, so the server sees it as a different peer than the clients)
@@ -12,11 +12,12 @@ final class ReverseProxy {
 
     init(upstream: URL, listenHost: String = "127.0.0.2") throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
-            throw ProxyError("nginx is not installed (scripts/setup.sh installs it)")
+            throw ToolFailure("nginx is not installed (scripts/setup.sh installs it)")
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let port = try Self.freePort(on: listenHost)
+        let (socket, port) = try listenOnLoopback(host: listenHost)
+        close(socket)  // nginx binds the port next
         let path = directory.path
         let config = """
             daemon off;
@@ -54,7 +55,7 @@ final class ReverseProxy {
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()
-        throw ProxyError("nginx did not start on \(baseURL)")
+        throw ToolFailure("nginx did not start on \(baseURL)")
     }
 
     func stop() {
@@ -88,40 +89,6 @@ final class ReverseProxy {
     /// Runs curl; its standard output, or an error when it could not connect.
     @discardableResult
     static func curl(_ arguments: [String]) throws -> String {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-s", "--max-time", "10"] + arguments
-        let output = Pipe()
-        curl.standardOutput = output
-        try curl.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
-        guard curl.terminationStatus == 0 else { throw CurlError(status: curl.terminationStatus) }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    struct CurlError: Error { let status: Int32 }
-
-    struct ProxyError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
-    private static func freePort(on host: String) throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        inet_pton(AF_INET, host, &address.sin_addr)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw ProxyError("cannot bind \(host)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        String(decoding: try runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments), as: UTF8.self)
     }
 }
