@@ -30,6 +30,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Already in the graph through Hummingbird; HaloServer uses it to stop the server gracefully.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // halo-server on PostgreSQL: several server processes sharing one database (docs/deploy.md).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Already in the graph through async-http-client; TLS to PostgreSQL (sslmode=prefer|require).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Tests only: property-based tests (random inputs, shrunk on failure) through Swift Testing.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -82,6 +86,8 @@ let package = Package(
                 // Social sign-in: ID token signatures against the providers' JWKS, and HTTPS to them.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
         // A local OpenID Connect provider (Google-style ID tokens, Facebook-style token inspection) with a

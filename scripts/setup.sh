@@ -19,6 +19,8 @@ PACKAGES=(
   chromium chromium-driver python3-selenium
   # halo-server behind a reverse proxy (TrustedProxyTests)
   nginx
+  # halo-server on PostgreSQL: the tests start a private cluster of their own (PostgresCluster)
+  postgresql
 )
 
 missing=()

@@ -99,6 +99,54 @@ enum ContentSchema {
                 """)
     }
 
+    /// Migration `content_v1` on PostgreSQL: the same tables and indexes, with the names
+    /// `content_v2_snake_case` gave them on SQLite (PostgreSQL's support began after it). Not yet
+    /// here: the trigram index, which the search language on PostgreSQL will bring (pg_trgm).
+    static func createTablesOnPostgres(_ db: any SQLExecutor) throws {
+        let (text, integer, real, key) = (PostgresTypes.text, PostgresTypes.integer, PostgresTypes.real, PostgresTypes.generatedKey)
+        let metadata = camelCaseColumnsOfV1.map(\.new)
+        let columnTypes = metadata.map { name in "\(name) \(name.hasSuffix("_by") ? text : integer)" }
+        try db.execute(
+            """
+            CREATE TABLE content_instance (
+                pk \(key),
+                id \(text) NOT NULL UNIQUE,
+                module \(text) NOT NULL,
+                name \(text) NOT NULL,
+                name_folded \(text) NOT NULL,
+                \(columnTypes.joined(separator: ",\n    ")),
+                revision \(integer)
+            )
+            """)
+        try db.execute("ALTER TABLE content_instance ALTER COLUMN created_at SET NOT NULL")
+        try db.execute(
+            "CREATE TABLE content_body (pk \(integer) PRIMARY KEY, values_json \(text) NOT NULL, tags_json \(text) NOT NULL, extra_json \(text))"
+        )
+        try db.execute(
+            """
+            CREATE TABLE content_field (
+                field \(key), module \(text) NOT NULL, name \(text) NOT NULL,
+                multi \(integer) NOT NULL DEFAULT 0, UNIQUE (name, module))
+            """)
+        try db.execute(
+            """
+            CREATE TABLE content_value (
+                instance \(integer) NOT NULL, field \(integer) NOT NULL, ord \(integer) NOT NULL, kind \(integer) NOT NULL,
+                num \(real), str \(text), folded \(text), trigram \(integer) NOT NULL DEFAULT 0,
+                PRIMARY KEY (instance, field, ord))
+            """)
+        try db.execute(
+            """
+            CREATE TABLE content_tag (
+                instance \(integer) NOT NULL, ord \(integer) NOT NULL, name \(text) NOT NULL, value \(text) NOT NULL,
+                PRIMARY KEY (instance, ord))
+            """)
+        for index in secondaryIndexes where index.name != lastChangedIndex.name {
+            try db.execute(index.createSQL)
+        }
+        try db.execute("CREATE INDEX content_instance_module_updated ON content_instance(module, updated_at)")
+    }
+
     /// The metadata columns `content_v1` named in camelCase, with their snake_case names.
     static let camelCaseColumnsOfV1: [(old: String, new: String)] = [
         ("createdAt", "created_at"), ("updatedAt", "updated_at"), ("publishedAt", "published_at"),

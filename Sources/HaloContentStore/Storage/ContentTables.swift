@@ -9,11 +9,21 @@ public enum ContentTables {
     /// Registers the migrations that create the `content_*` tables. New versions append
     /// migrations; they never edit shipped ones.
     public static func registerMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("content_v1", migrate: ContentSchema.createTablesV1)
-        migrator.registerMigration("content_v2_snake_case", migrate: ContentSchema.renameColumnsToSnakeCase)
-        migrator.registerMigration("content_v3_changed_order", migrate: ContentSchema.addLastChangedIndex)
-        migrator.registerMigration("content_v4_one_change_index", migrate: ContentSchema.dropUpdatedIndexOfModules)
+        migrator.register(migrations)
     }
+
+    /// The content tables' schema, step by step, on both back ends (see `ContentSchema`).
+    public static let migrations: [StorageMigration] = [
+        StorageMigration("content_v1", sqlite: ContentSchema.createTablesV1, postgres: ContentSchema.createTablesOnPostgres),
+        // PostgreSQL folds unquoted names to lower case: its tables were made with snake_case names.
+        StorageMigration("content_v2_snake_case", sqlite: ContentSchema.renameColumnsToSnakeCase, postgres: { _ in }),
+        StorageMigration(
+            "content_v3_changed_order", sqlite: ContentSchema.addLastChangedIndex,
+            postgres: { db in try db.execute(ContentSchema.lastChangedIndex.createSQL) }),
+        StorageMigration(
+            "content_v4_one_change_index", sqlite: ContentSchema.dropUpdatedIndexOfModules,
+            postgres: { db in try db.execute("DROP INDEX IF EXISTS content_instance_module_updated") }),
+    ]
 
     // MARK: Writing
 

@@ -87,8 +87,9 @@ enum EventLog {
         case reset(latestId: Int64)
     }
 
-    static func registerMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v2-events") { db in
+    static let migration = StorageMigration(
+        "server-v2-events",
+        sqlite: { db in
             try db.create(table: table) { t in
                 t.autoIncrementedPrimaryKey("id")
                 t.column("kind", .text).notNull()
@@ -96,14 +97,21 @@ enum EventLog {
                 t.column("data_json", .text).notNull()
                 t.column("created_at", .integer).notNull().indexed()
             }
-        }
-    }
+        },
+        postgres: StorageMigration.statements(
+            """
+            CREATE TABLE server_event (
+                id \(PostgresTypes.generatedKey), kind \(PostgresTypes.text) NOT NULL, module_id \(PostgresTypes.text),
+                data_json \(PostgresTypes.text) NOT NULL, created_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            "CREATE INDEX server_event_on_created_at ON server_event(created_at)"))
 
-    static func registerReadersMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v5-event-readers") { db in
+    static let readersMigration = StorageMigration(
+        "server-v5-event-readers",
+        sqlite: { db in
             try db.alter(table: table) { t in t.add(column: "readers_json", .text) }
-        }
-    }
+        },
+        postgres: StorageMigration.statements("ALTER TABLE server_event ADD COLUMN readers_json \(PostgresTypes.text)"))
 
     /// Records a content change, inside the transaction that made it.
     static func recordContentChange(

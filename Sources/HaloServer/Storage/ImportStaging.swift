@@ -18,8 +18,9 @@ enum ImportStaging {
         var problems: [JSONValue]
     }
 
-    static func registerMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v7-import-staging") { db in
+    static let migration = StorageMigration(
+        "server-v7-import-staging",
+        sqlite: { db in
             try db.create(table: "server_import") { t in
                 t.primaryKey("id", .text)
                 t.column("module_id", .text).notNull()
@@ -39,8 +40,23 @@ enum ImportStaging {
             try db.create(
                 index: "server_import_row_instance", on: "server_import_row", columns: ["import_id", "instance_id"], unique: true,
                 condition: Column("instance_id") != nil)
-        }
-    }
+        },
+        postgres: StorageMigration.statements(
+            """
+            CREATE TABLE server_import (
+                id \(PostgresTypes.text) PRIMARY KEY, module_id \(PostgresTypes.text) NOT NULL, owner \(PostgresTypes.text) NOT NULL, created_at \(PostgresTypes.integer) NOT NULL,
+                rows \(PostgresTypes.integer) NOT NULL DEFAULT 0, problem_count \(PostgresTypes.integer) NOT NULL DEFAULT 0,
+                problems_json \(PostgresTypes.text) NOT NULL DEFAULT '[]')
+            """,
+            """
+            CREATE TABLE server_import_row (
+                import_id \(PostgresTypes.text) NOT NULL REFERENCES server_import(id) ON DELETE CASCADE, line \(PostgresTypes.integer) NOT NULL,
+                instance_id \(PostgresTypes.text), row_json \(PostgresTypes.text) NOT NULL, PRIMARY KEY (import_id, line))
+            """,
+            """
+            CREATE UNIQUE INDEX server_import_row_instance ON server_import_row(import_id, instance_id)
+            WHERE instance_id IS NOT NULL
+            """))
 
     static func create(id: String, moduleId: String, owner: String, at stamp: Int64, in db: Database) throws {
         try db.execute(

@@ -91,16 +91,21 @@ enum ModuleCatalog {
     }
 
     /// Tombstones for deleted modules, and who last changed a module or field.
-    static func registerDesignMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v6-module-design") { db in
+    static let designMigration = StorageMigration(
+        "server-v6-module-design",
+        sqlite: { db in
             try db.alter(table: "server_module") { t in
                 t.add(column: "updated_by", .text)
                 t.add(column: "deleted_at", .integer)
                 t.add(column: "deleted_by", .text)
             }
             try db.alter(table: "server_field") { t in t.add(column: "updated_at", .integer) }
-        }
-    }
+        },
+        postgres: StorageMigration.statements(
+            "ALTER TABLE server_module ADD COLUMN updated_by \(PostgresTypes.text)",
+            "ALTER TABLE server_module ADD COLUMN deleted_at \(PostgresTypes.integer)",
+            "ALTER TABLE server_module ADD COLUMN deleted_by \(PostgresTypes.text)",
+            "ALTER TABLE server_field ADD COLUMN updated_at \(PostgresTypes.integer)"))
 
     /// The fields of a module as stored, in display order.
     static func fieldRecords(moduleId: String, in db: Database) throws -> [FieldRecord] {

@@ -43,11 +43,12 @@ struct PocketRecord: ServerRecord {
         return saved
     }
 
-    static func registerRevisionMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v3-pocket-revision") { db in
+    static let revisionMigration = StorageMigration(
+        "server-v3-pocket-revision",
+        sqlite: { db in
             try db.alter(table: databaseTableName) { t in
                 t.add(column: "revision", .integer).notNull().defaults(to: 0)
             }
-        }
-    }
+        },
+        postgres: StorageMigration.statements("ALTER TABLE server_pocket ADD COLUMN revision \(PostgresTypes.integer) NOT NULL DEFAULT 0"))
 }

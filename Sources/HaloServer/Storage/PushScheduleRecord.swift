@@ -24,8 +24,9 @@ struct PushScheduleRecord: ServerRecord {
     var createdBy: String
     var createdAt: Int64
 
-    static func registerMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v4-push-schedules") { db in
+    static let migration = StorageMigration(
+        "server-v4-push-schedules",
+        sqlite: { db in
             try db.create(table: databaseTableName) { t in
                 t.primaryKey("id", .text)
                 t.column("app_id", .integer).notNull()
@@ -47,8 +48,18 @@ struct PushScheduleRecord: ServerRecord {
             try db.alter(table: DeviceRecord.databaseTableName) { t in t.add(column: "stream_secret_digest", .text) }
             // Whom a notification event is for (nil for content events; their readers are `readers_json`).
             try db.alter(table: EventLog.table) { t in t.add(column: "audience_json", .text) }
-        }
-    }
+        },
+        postgres: StorageMigration.statements(
+            """
+            CREATE TABLE server_push_schedule (
+                id \(PostgresTypes.text) PRIMARY KEY, app_id \(PostgresTypes.integer) NOT NULL, name \(PostgresTypes.text) NOT NULL, send_on \(PostgresTypes.integer) NOT NULL,
+                sent_at \(PostgresTypes.integer), cancelled_at \(PostgresTypes.integer), audience_json \(PostgresTypes.text) NOT NULL, payload_json \(PostgresTypes.text) NOT NULL,
+                created_by \(PostgresTypes.text) NOT NULL, created_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            "CREATE INDEX server_push_schedule_due ON server_push_schedule(send_on) WHERE sent_at IS NULL",
+            "CREATE INDEX server_push_activity_schedule ON server_push_activity(schedule, action)",
+            "ALTER TABLE server_device ADD COLUMN stream_secret_digest \(PostgresTypes.text)",
+            "ALTER TABLE server_event ADD COLUMN audience_json \(PostgresTypes.text)"))
 
     /// The schedules due at `now` that have not gone out (nor been withdrawn), oldest first.
     static func due(at now: Int64, in db: Database) throws -> [PushScheduleRecord] {

@@ -106,8 +106,20 @@ enum ServerDatabase {
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        ContentTables.registerMigrations(&migrator)
-        migrator.registerMigration("server-v1") { db in
+        migrator.register(migrations)
+        return migrator
+    }
+
+    /// The whole schema, in the order it grew; both back ends run exactly this list.
+    static let migrations: [StorageMigration] =
+        ContentTables.migrations + [
+            v1Migration, EventLog.migration, PocketRecord.revisionMigration, UserRecord.optionalEmailMigration,
+            PushScheduleRecord.migration, EventLog.readersMigration, ModuleCatalog.designMigration, ImportStaging.migration,
+        ]
+
+    static let v1Migration = StorageMigration(
+        "server-v1",
+        sqlite: { db in
             try db.create(table: "server_client") { t in
                 t.primaryKey("id", .text)
                 t.column("secret_hash", .text).notNull()
@@ -187,16 +199,64 @@ enum ServerDatabase {
                 t.column("platform", .text)
                 t.column("created_at", .integer).notNull()
             }
-        }
-        EventLog.registerMigration(&migrator)
-        PocketRecord.registerRevisionMigration(&migrator)
-        UserRecord.registerOptionalEmailMigration(&migrator)
-        PushScheduleRecord.registerMigration(&migrator)
-        EventLog.registerReadersMigration(&migrator)
-        ModuleCatalog.registerDesignMigration(&migrator)
-        ImportStaging.registerMigration(&migrator)
-        return migrator
-    }
+        },
+        postgres: StorageMigration.statements(
+            """
+            CREATE TABLE server_client (
+                id \(PostgresTypes.text) PRIMARY KEY, secret_hash \(PostgresTypes.text) NOT NULL, name \(PostgresTypes.text) NOT NULL,
+                editor \(PostgresTypes.integer) NOT NULL DEFAULT 0, app_id \(PostgresTypes.integer) NOT NULL DEFAULT 1, created_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            // Emails compare without case, as SQLite's NOCASE does: lower() of the "C" collation
+            // folds ASCII letters only, exactly as NOCASE.
+            """
+            CREATE TABLE server_user (
+                id \(PostgresTypes.text) PRIMARY KEY, email \(PostgresTypes.text) NOT NULL, password_hash \(PostgresTypes.text),
+                network \(PostgresTypes.text) NOT NULL DEFAULT 'halo', social_subject \(PostgresTypes.text),
+                name \(PostgresTypes.text) NOT NULL DEFAULT '', surname \(PostgresTypes.text) NOT NULL DEFAULT '',
+                display_name \(PostgresTypes.text) NOT NULL DEFAULT '', photo_url \(PostgresTypes.text) NOT NULL DEFAULT '',
+                editor \(PostgresTypes.integer) NOT NULL DEFAULT 0, device_alias \(PostgresTypes.text), created_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX server_user_email ON server_user (lower(email))",
+            """
+            CREATE TABLE server_token (
+                access_hash \(PostgresTypes.text) PRIMARY KEY, refresh_hash \(PostgresTypes.text) NOT NULL UNIQUE,
+                client_id \(PostgresTypes.text) REFERENCES server_client(id) ON DELETE CASCADE,
+                user_id \(PostgresTypes.text) REFERENCES server_user(id) ON DELETE CASCADE,
+                expires_at \(PostgresTypes.integer) NOT NULL, refresh_expires_at \(PostgresTypes.integer) NOT NULL,
+                revoked \(PostgresTypes.integer) NOT NULL DEFAULT 0, created_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            """
+            CREATE TABLE server_device (
+                id \(PostgresTypes.text) PRIMARY KEY, alias \(PostgresTypes.text) NOT NULL UNIQUE, app_id \(PostgresTypes.integer) NOT NULL,
+                customer_id \(PostgresTypes.integer) NOT NULL DEFAULT 1, email \(PostgresTypes.text), devices_json \(PostgresTypes.text) NOT NULL,
+                tags_json \(PostgresTypes.text) NOT NULL, created_at \(PostgresTypes.integer) NOT NULL, updated_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            """
+            CREATE TABLE server_pocket (
+                user_id \(PostgresTypes.text) PRIMARY KEY REFERENCES server_user(id) ON DELETE CASCADE,
+                references_json \(PostgresTypes.text) NOT NULL, data_json \(PostgresTypes.text) NOT NULL, updated_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            """
+            CREATE TABLE server_module (
+                id \(PostgresTypes.text) PRIMARY KEY, name \(PostgresTypes.text) NOT NULL, is_single \(PostgresTypes.integer) NOT NULL DEFAULT 0,
+                tags_json \(PostgresTypes.text) NOT NULL DEFAULT '[]', created_by \(PostgresTypes.text),
+                created_at \(PostgresTypes.integer) NOT NULL, updated_at \(PostgresTypes.integer) NOT NULL)
+            """,
+            "CREATE INDEX server_module_on_name ON server_module(name)",
+            """
+            CREATE TABLE server_field (
+                id \(PostgresTypes.text) PRIMARY KEY,
+                module_id \(PostgresTypes.text) NOT NULL REFERENCES server_module(id) ON DELETE CASCADE,
+                position \(PostgresTypes.integer) NOT NULL, name \(PostgresTypes.text) NOT NULL, description \(PostgresTypes.text) NOT NULL DEFAULT '',
+                format_json \(PostgresTypes.text) NOT NULL DEFAULT '{}', field_type \(PostgresTypes.text) NOT NULL, created_at \(PostgresTypes.integer) NOT NULL,
+                UNIQUE (module_id, name))
+            """,
+            "CREATE INDEX server_field_on_module_id ON server_field(module_id)",
+            """
+            CREATE TABLE server_push_activity (
+                id \(PostgresTypes.generatedKey), device \(PostgresTypes.text) NOT NULL, schedule \(PostgresTypes.text) NOT NULL, action \(PostgresTypes.text) NOT NULL,
+                platform \(PostgresTypes.text), created_at \(PostgresTypes.integer) NOT NULL)
+            """))
 }
 
 /// `open(2)` with O_CREAT | O_EXCL (a free function: inside `ServerDatabase`, `open` is its own).

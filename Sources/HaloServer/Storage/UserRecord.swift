@@ -1,4 +1,5 @@
 import GRDB
+import HaloContentStore
 
 /// A row of `server_user`: an editor account (password grant) or an identified user (E8/E9).
 /// Emails compare without case (the column's collation).
@@ -50,8 +51,9 @@ struct UserRecord: ServerRecord {
     /// Version 1 required an email of every user; social accounts may have none (a Facebook user
     /// without one, or an email the provider does not vouch for). SQLite cannot drop NOT NULL, so
     /// the table is rebuilt (GRDB defers foreign key checks to the end of the migration).
-    static func registerOptionalEmailMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("server-v2-optional-email") { db in
+    static let optionalEmailMigration = StorageMigration(
+        "server-v2-optional-email",
+        sqlite: { db in
             try db.create(table: "server_user_v2") { t in
                 t.primaryKey("id", .text)
                 t.column("email", .text).unique().collate(.nocase)
@@ -76,8 +78,10 @@ struct UserRecord: ServerRecord {
             try db.drop(table: "server_user")
             try db.rename(table: "server_user_v2", to: "server_user")
             try db.create(index: "server_user_social", on: "server_user", columns: ["network", "social_subject"])
-        }
-    }
+        },
+        postgres: StorageMigration.statements(
+            "ALTER TABLE server_user ALTER COLUMN email DROP NOT NULL",
+            "CREATE INDEX server_user_social ON server_user(network, social_subject)"))
 
     /// Remembers the device (its alias) a user last signed in from.
     static func setDeviceAlias(_ alias: String, userId: String, in db: Database) throws {

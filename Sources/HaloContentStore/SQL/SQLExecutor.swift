@@ -1,0 +1,85 @@
+/// Which SQL a connection speaks. Statements shared by both back ends are written once, in the
+/// subset the two agree on (`?` placeholders, `INSERT … ON CONFLICT … DO UPDATE`, `RETURNING`,
+/// partial indexes); where they differ the code asks the executor's dialect.
+public enum SQLDialect: String, Sendable, CaseIterable {
+    case sqlite
+    case postgres
+}
+
+/// Runs SQL inside a transaction someone else opened: the seam between the code that knows what
+/// to store and the database that stores it. GRDB's `Database` is one (SQLite); the server's
+/// PostgreSQL transactions are the other.
+///
+/// Placeholders are `?`, in order; the PostgreSQL executor numbers them (`$1`, `$2`, …).
+public protocol SQLExecutor {
+    var dialect: SQLDialect { get }
+    /// Runs one statement and returns how many rows it inserted, changed or deleted.
+    @discardableResult
+    func run(_ sql: String, bindings: [SQLValue]) throws -> Int
+    /// Runs one query and returns every row of its answer.
+    func select(_ sql: String, bindings: [SQLValue]) throws -> [SQLRow]
+}
+
+extension SQLExecutor {
+    /// Runs one statement with `arguments` bound to its placeholders; returns the rows it changed.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: any SQLValueConvertible...) throws -> Int {
+        try run(sql, bindings: arguments.map(\.sqlValue))
+    }
+
+    /// Every row of the query's answer.
+    public func fetchAll(_ sql: String, _ arguments: any SQLValueConvertible...) throws -> [SQLRow] {
+        try select(sql, bindings: arguments.map(\.sqlValue))
+    }
+
+    /// The first row of the query's answer, if any.
+    public func fetchOne(_ sql: String, _ arguments: any SQLValueConvertible...) throws -> SQLRow? {
+        try select(sql, bindings: arguments.map(\.sqlValue)).first
+    }
+
+    /// The first column of the first row, as `T`; nil when there is no row or the value is null.
+    public func fetchValue<T: SQLValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: any SQLValueConvertible...
+    ) throws -> T? {
+        guard let row = try select(sql, bindings: arguments.map(\.sqlValue)).first else { return nil }
+        return try row.get(at: 0, as: T?.self)
+    }
+}
+
+extension SQLDialect {
+    /// `sql` with its `?` placeholders numbered as this dialect wants them. Question marks inside
+    /// string literals, quoted identifiers and comments are left alone.
+    public func placeholders(in sql: String) -> String {
+        guard self == .postgres, sql.utf8.contains(UInt8(ascii: "?")) else { return sql }
+        var output = [UInt8]()
+        output.reserveCapacity(sql.utf8.count + 8)
+        var number = 0
+        var quote: UInt8?  // the quote character of the literal or identifier we are in
+        var lineComment = false
+        var blockComment = false
+        var previous: UInt8 = 0
+        for byte in sql.utf8 {
+            defer { previous = byte }
+            if lineComment {
+                if byte == UInt8(ascii: "\n") { lineComment = false }
+            } else if blockComment {
+                if previous == UInt8(ascii: "*") && byte == UInt8(ascii: "/") { blockComment = false }
+            } else if let open = quote {
+                // A doubled quote ('it''s') closes and reopens: the state comes out right either way.
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+            } else if previous == UInt8(ascii: "-") && byte == UInt8(ascii: "-") {
+                lineComment = true
+            } else if previous == UInt8(ascii: "/") && byte == UInt8(ascii: "*") {
+                blockComment = true
+            } else if byte == UInt8(ascii: "?") {
+                number += 1
+                output.append(contentsOf: "$\(number)".utf8)
+                continue
+            }
+            output.append(byte)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

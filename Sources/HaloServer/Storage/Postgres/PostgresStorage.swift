@@ -1,0 +1,211 @@
+import Foundation
+import HaloContentStore
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// The server's PostgreSQL database: a small pool of connections and as many threads, on which
+/// transactions run the same synchronous code as GRDB's (`SQLExecutor`).
+///
+/// - Reads run in `REPEATABLE READ READ ONLY` transactions: one snapshot for the whole request, as
+///   a SQLite WAL reader sees.
+/// - Writes take one advisory transaction lock (`writeLockKey`) before anything else, so that the
+///   processes sharing the database write one at a time, in the order they took the lock, exactly
+///   as SQLite's single writer does. Two consequences the rest of the server relies on: a
+///   transaction's checks (an `If-Match`, a unique name) hold until it commits, and stamps taken
+///   inside the lock commit in increasing order, which is what keeps the sync watermark sound
+///   across processes. Reads never wait for it.
+/// - A connection that was lost (PostgreSQL restarted, the network dropped) is replaced: a
+///   transaction that failed before its first statement reached the server is retried once on a
+///   new connection; any other failure is the caller's error, and nothing half-done is committed.
+public final class PostgresStorage: Sendable {
+    /// `pg_advisory_xact_lock`'s key for writes: "HALO" in ASCII.
+    public static let writeLockKey: Int64 = 0x4841_4C4F
+
+    public let location: PostgresLocation
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let threads: NIOThreadPool
+    private let pool: ConnectionPool
+
+    /// Opens nothing yet: connections are made when the first transactions need them (at most
+    /// `maximumConnections`, which is also how many transactions run at once).
+    public init(location: PostgresLocation, maximumConnections: Int = 12, logger: Logger = Logger(label: "halo-server.postgres")) throws {
+        self.location = location
+        self.logger = logger
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        switch location.tls {
+        case .disable: break
+        case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        configuration.options.connectTimeout = .seconds(10)
+        self.configuration = configuration
+        threads = NIOThreadPool(numberOfThreads: maximumConnections)
+        threads.start()
+        pool = ConnectionPool(capacity: maximumConnections)
+    }
+
+    deinit { close() }
+
+    /// Closes every connection and stops the threads; transactions after this fail.
+    public func close() {
+        for connection in pool.drain() { try? (connection.close() as EventLoopFuture<Void>).wait() }
+        threads.shutdownGracefully { _ in }
+    }
+
+    /// Runs `body` in one read-only snapshot.
+    @discardableResult
+    public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
+        try await transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)
+    }
+
+    /// Runs `body` in one write transaction, after every other process's and thread's writes
+    /// (see the type's comment). Commits when `body` returns, rolls back when it throws.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
+        try await transaction(begin: ["BEGIN ISOLATION LEVEL READ COMMITTED", "SELECT pg_advisory_xact_lock(\(Self.writeLockKey))"], body)
+    }
+
+    /// Runs `body` outside any transaction (each statement commits on its own): DDL such as
+    /// CREATE DATABASE that PostgreSQL refuses inside one.
+    @discardableResult
+    public func autocommit<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
+        try await transaction(begin: [], body)
+    }
+
+    private func transaction<T: Sendable>(
+        begin: [String], _ body: @escaping @Sendable (PostgresTransaction) throws -> T
+    ) async throws -> T {
+        try await threads.runIfActive { [self] in
+            var retried = false
+            while true {
+                let connection = try lease()
+                let transaction = PostgresTransaction(connection: connection, logger: logger)
+                do {
+                    for statement in begin { try transaction.runSimple(statement) }
+                } catch let error as PostgresStorageError where error.connectionLost && !retried {
+                    // A pooled connection PostgreSQL dropped (a restart): one new connection may do.
+                    pool.discard(connection)
+                    retried = true
+                    continue
+                } catch {
+                    pool.discard(connection)
+                    throw error
+                }
+                do {
+                    let value = try body(transaction)
+                    if !begin.isEmpty { try transaction.runSimple("COMMIT") }
+                    pool.giveBack(connection)
+                    return value
+                } catch {
+                    if !begin.isEmpty, !connection.isClosed, (try? transaction.runSimple("ROLLBACK")) != nil {
+                        pool.giveBack(connection)
+                    } else {
+                        pool.discard(connection)
+                    }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// A pooled connection, or a new one when none is idle; waits while `capacity` are in use.
+    private func lease() throws -> PostgresConnection {
+        if let connection = pool.take() { return connection }
+        do {
+            return try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: pool.nextIdentifier(),
+                logger: logger
+            ).wait()
+        } catch {
+            pool.discardSlot()
+            let reason = PostgresStorageError(error)
+            throw PostgresStorageError(
+                sqlState: reason.sqlState, message: "Cannot connect to \(location): \(reason.message)")
+        }
+    }
+}
+
+extension PostgresTransaction {
+    /// Runs one statement without parameters (BEGIN, COMMIT, the write lock).
+    func runSimple(_ sql: String) throws {
+        do {
+            _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        } catch {
+            throw PostgresStorageError(error, sql: sql)
+        }
+    }
+}
+
+/// Idle connections and a count of slots: `take` hands out an idle connection or a free slot
+/// (nil: connect a new one), waiting while every slot is leased.
+private final class ConnectionPool: Sendable {
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var leased = 0
+        var lastIdentifier = 0
+    }
+    private let capacity: Int
+    private let state = Mutex(State())
+    private let slots: DispatchSemaphore
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        slots = DispatchSemaphore(value: capacity)
+    }
+
+    /// An idle, open connection, or nil after reserving a slot for a new one.
+    func take() -> PostgresConnection? {
+        slots.wait()
+        return state.withLock { state in
+            state.leased += 1
+            while let connection = state.idle.popLast() {
+                if !connection.isClosed { return connection }
+            }
+            return nil
+        }
+    }
+
+    func giveBack(_ connection: PostgresConnection) {
+        state.withLock { state in
+            state.leased -= 1
+            state.idle.append(connection)
+        }
+        slots.signal()
+    }
+
+    /// Closes a connection that is broken or must not be reused, and frees its slot. Waits for
+    /// the close (PostgresNIO requires a connection to be closed before it is released); called
+    /// on the storage's threads only.
+    func discard(_ connection: PostgresConnection) {
+        try? (connection.close() as EventLoopFuture<Void>).wait()
+        discardSlot()
+    }
+
+    /// Frees a slot whose connection never opened.
+    func discardSlot() {
+        state.withLock { $0.leased -= 1 }
+        slots.signal()
+    }
+
+    func nextIdentifier() -> Int {
+        state.withLock { state in
+            state.lastIdentifier += 1
+            return state.lastIdentifier
+        }
+    }
+
+    /// Every idle connection, removed from the pool.
+    func drain() -> [PostgresConnection] {
+        state.withLock { state in
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+    }
+}

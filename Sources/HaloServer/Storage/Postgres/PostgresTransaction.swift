@@ -1,0 +1,107 @@
+import HaloContentStore
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// A PostgreSQL transaction as an `SQLExecutor`: each statement goes to the server and the calling
+/// thread waits for its answer. It runs only on `PostgresStorage`'s own threads, never on an event
+/// loop or the cooperative pool, so the code written for SQLite's synchronous transactions runs
+/// here unchanged.
+public struct PostgresTransaction: SQLExecutor {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    public var dialect: SQLDialect { .postgres }
+
+    @discardableResult
+    public func run(_ sql: String, bindings: [SQLValue]) throws -> Int {
+        try answer(sql, bindings).metadata.rows ?? 0
+    }
+
+    public func select(_ sql: String, bindings: [SQLValue]) throws -> [SQLRow] {
+        let result = try answer(sql, bindings)
+        guard let first = result.rows.first else { return [] }
+        let columns = first.map(\.columnName)
+        return try result.rows.map { row in SQLRow(columns: columns, values: try row.map(SQLValue.init(cell:))) }
+    }
+
+    private func answer(_ sql: String, _ bindings: [SQLValue]) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: bindings.count)
+        for value in bindings {
+            switch value {
+            case .null: binds.appendNull()
+            case .integer(let integer): binds.append(integer)
+            case .real(let real): binds.append(real)
+            case .text(let text): binds.append(text)
+            case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: SQLDialect.postgres.placeholders(in: sql), binds: binds)
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw PostgresStorageError(error, sql: sql)
+        }
+    }
+}
+
+extension SQLValue {
+    /// The value of a cell of PostgreSQL's answer (binary format), as the SQLite storage class the
+    /// same column holds there.
+    init(cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
+        }
+        do {
+            switch cell.dataType {
+            case .int2, .int4, .int8, .oid: self = .integer(try cell.decode(Int64.self))
+            case .bool: self = .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .float4, .float8: self = .real(try cell.decode(Double.self))
+            case .numeric: self = .real(Double(try cell.decode(String.self)) ?? .nan)
+            case .bytea: self = .blob(Array(buffer: try cell.decode(ByteBuffer.self)))
+            default: self = .text(try cell.decode(String.self))
+            }
+        } catch {
+            throw PostgresStorageError(
+                sqlState: nil,
+                message: "Column '\(cell.columnName)' has PostgreSQL type \(cell.dataType), which the storage does not read")
+        }
+    }
+}
+
+/// What went wrong in PostgreSQL, with the server's own message and SQLSTATE (PostgresNIO's
+/// errors hide both from `description`, so that logs never show a statement's values).
+public struct PostgresStorageError: Error, CustomStringConvertible {
+    /// The five-character SQLSTATE, when the server answered with an error.
+    public let sqlState: String?
+    public let message: String
+
+    init(sqlState: String?, message: String) {
+        self.sqlState = sqlState
+        self.message = message
+    }
+
+    init(_ error: any Error, sql: String? = nil) {
+        if let error = error as? PostgresStorageError {
+            self = error
+        } else if let error = error as? PSQLError, let info = error.serverInfo {
+            sqlState = info[.sqlState]
+            let text = info[.message] ?? "error"
+            message = "PostgreSQL: \(text)" + (info[.detail].map { " (\($0))" } ?? "")
+        } else if let error = error as? PSQLError {
+            sqlState = nil
+            message = "PostgreSQL: \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        } else {
+            sqlState = nil
+            message = "PostgreSQL: \(error)"
+        }
+    }
+
+    /// Whether the connection is gone (closed, refused, reset): another connection may succeed.
+    public var connectionLost: Bool {
+        sqlState == nil || sqlState?.hasPrefix("08") == true || sqlState == "57P01" || sqlState == "57P03"
+    }
+
+    public var description: String { message + (sqlState.map { " [SQLSTATE \($0)]" } ?? "") }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import HaloTestSupport
+import XCTest
+
+@testable import HaloServer
+
+/// One migration list, two databases: PostgreSQL ends with the tables, columns and indexes SQLite
+/// has, migrates once however many processes start, and is never left half-migrated.
+final class PostgresSchemaTests: XCTestCase {
+    private var cluster: PostgresCluster!
+    private var database = ""
+    private var storage: PostgresStorage!
+
+    override func setUpWithError() throws {
+        cluster = try PostgresCluster.shared()
+        database = try cluster.makeDatabase()
+        storage = try makeStorage()
+    }
+
+    override func tearDown() {
+        storage?.close()
+    }
+
+    private func makeStorage() throws -> PostgresStorage {
+        try PostgresStorage(
+            location: PostgresLocation(cluster.address(database: database), environment: ["PGPASSWORD": PostgresCluster.password]),
+            maximumConnections: 2)
+    }
+
+    /// A table's columns in order: name, whether it may be null, its default (type casts removed).
+    private struct Column: Equatable, CustomStringConvertible {
+        var name: String
+        var nullable: Bool
+        var defaultValue: String?
+        var description: String { "\(name)\(nullable ? "" : " NOT NULL")\(defaultValue.map { " DEFAULT \($0)" } ?? "")" }
+    }
+
+    func testPostgreSQLGetsTheTablesColumnsAndIndexesOfSQLite() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try ServerDatabase.open(directory: directory)
+        let applied = try await PostgresMigrator.migrate(storage, to: ServerDatabase.migrations)
+        XCTAssertEqual(applied, ServerDatabase.migrations.map(\.name))
+
+        let sqliteSchema: (tables: [String: [Column]], indexes: Set<String>, steps: [String]) = try await sqlite.read { db in
+            // The FTS5 trigram index and its shadow tables are SQLite's own (PostgreSQL: pg_trgm).
+            let names = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                    AND name NOT LIKE 'content_trigram%' AND name <> 'grdb_migrations'
+                    """)
+            var tables = [String: [Column]]()
+            for name in names {
+                tables[name] = try Row.fetchAll(db, sql: "PRAGMA table_info(\(name))").map { row in
+                    Column(
+                        name: row["name"], nullable: row["notnull"] == 0 && row["pk"] == 0,
+                        defaultValue: row["dflt_value"])
+                }
+            }
+            let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            let steps = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+            return (tables, Set(indexes), steps)
+        }
+        let postgresSchema: (tables: [String: [Column]], indexes: Set<String>, steps: [String]) = try await storage.read { db in
+            var tables = [String: [Column]]()
+            for row in try db.fetchAll(
+                """
+                SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name <> 'halo_migrations' ORDER BY table_name, ordinal_position
+                """)
+            {
+                let defaultValue = try row.get("column_default", as: String?.self)?
+                    .replacingOccurrences(of: #"::[a-z ]+"#, with: "", options: .regularExpression)
+                tables[try row.get("table_name"), default: []].append(
+                    Column(
+                        name: try row.get("column_name"), nullable: try row.get("is_nullable", as: String.self) == "YES",
+                        defaultValue: defaultValue))
+            }
+            let indexes = try db.fetchAll(
+                """
+                SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()
+                AND indexname NOT IN (SELECT conname FROM pg_constraint)
+                """
+            ).map { try $0.get("indexname", as: String.self) }
+            let steps = try db.fetchAll("SELECT identifier FROM halo_migrations ORDER BY position")
+                .map { try $0.get("identifier", as: String.self) }
+            return (tables, Set(indexes), steps)
+        }
+        XCTAssertEqual(postgresSchema.steps, sqliteSchema.steps)
+        XCTAssertEqual(Set(postgresSchema.tables.keys), Set(sqliteSchema.tables.keys))
+        XCTAssertGreaterThanOrEqual(sqliteSchema.tables.count, 17)
+        for (table, columns) in sqliteSchema.tables {
+            XCTAssertEqual(postgresSchema.tables[table]?.description, columns.description, table)
+        }
+        // SQLite's COLLATE NOCASE unique email is a column constraint there, an index on lower(email) here.
+        XCTAssertEqual(postgresSchema.indexes.subtracting(sqliteSchema.indexes), ["server_user_email"])
+        XCTAssertEqual(sqliteSchema.indexes.subtracting(postgresSchema.indexes), [])
+    }
+
+    func testProcessesStartingTogetherMigrateOnce() async throws {
+        let others = try (0..<3).map { _ in try makeStorage() }
+        defer { others.forEach { $0.close() } }
+        let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+            for storage in others + [storage!] {
+                group.addTask { try await PostgresMigrator.migrate(storage, to: ServerDatabase.migrations) }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        XCTAssertEqual(applied.filter { !$0.isEmpty }.count, 1, "\(applied)")
+        XCTAssertEqual(applied.flatMap { $0 }, ServerDatabase.migrations.map(\.name))
+    }
+
+    func testAnOlderSchemaIsMigratedAndANewerOneRefused() async throws {
+        let all = ServerDatabase.migrations
+        let first = try await PostgresMigrator.migrate(storage, to: Array(all.prefix(6)))
+        XCTAssertEqual(first.count, 6)
+        let rest = try await PostgresMigrator.migrate(storage, to: all)
+        XCTAssertEqual(rest, all.dropFirst(6).map(\.name))
+
+        let future = StorageMigration("server-v99-future", sqlite: { _ in }, postgres: { _ in })
+        try await PostgresMigrator.migrate(storage, to: all + [future])
+        do {
+            try await PostgresMigrator.migrate(storage, to: all)
+            XCTFail("an older halo-server used a database a newer one migrated")
+        } catch {
+            XCTAssertTrue("\(error)".contains("was migrated by a newer halo-server"), "\(error)")
+            XCTAssertTrue("\(error)".contains("server-v99-future"), "\(error)")
+        }
+    }
+
+    func testAFailingStepLeavesTheDatabaseAsItWas() async throws {
+        let all = ServerDatabase.migrations
+        try await PostgresMigrator.migrate(storage, to: Array(all.prefix(4)))
+        let broken = StorageMigration(
+            "server-v99-broken", sqlite: { _ in }, postgres: { db in try db.execute("ALTER TABLE no_such_table ADD COLUMN x BIGINT") })
+        do {
+            try await PostgresMigrator.migrate(storage, to: all + [broken])
+            XCTFail("a broken step was applied")
+        } catch {
+            XCTAssertTrue("\(error)".contains("failed at step 'server-v99-broken', so no step was applied"), "\(error)")
+        }
+        let (steps, serverTables) = try await storage.read { db in
+            (
+                try db.fetchValue(Int64.self, "SELECT count(*) FROM halo_migrations"),
+                try db.fetchValue(Int64.self, "SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'server_%'")
+            )
+        }
+        XCTAssertEqual(steps, 4, "the four content steps only")
+        XCTAssertEqual(serverTables, 0, "server-v1 … v7 rolled back with the broken step")
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private PostgreSQL cluster for the tests: `initdb` in a temporary directory, `postgres` on a
+/// free loopback port, password (SCRAM) authentication over TCP. One per test process, started by
+/// the first test that asks (`PostgresCluster.shared()`) and stopped when the process exits; each
+/// test makes its own database in it (`makeDatabase`).
+///
+/// PostgreSQL refuses to run as root: when the tests do, the cluster's files belong to the
+/// `postgres` user the Debian package creates and its programs run as that user (setpriv).
+public final class PostgresCluster: Sendable {
+    /// The superuser and its password (TCP connections must give it).
+    public static let user = "halo"
+    public static let password = "halo-test-password"
+
+    public let port: Int
+    public let directory: URL
+    private let binaries: URL
+    private let server = Mutex<Process?>(nil)
+
+    private static let sharedCluster = Mutex<PostgresCluster?>(nil)
+
+    /// The process's cluster, started on first use.
+    public static func shared() throws -> PostgresCluster {
+        try sharedCluster.withLock { cluster in
+            if let cluster { return cluster }
+            let started = try PostgresCluster()
+            cluster = started
+            atexit { PostgresCluster.sharedCluster.withLock { $0?.stop() } }
+            return started
+        }
+    }
+
+    private init() throws {
+        guard let binaries = Self.findBinaries() else {
+            throw ToolFailure("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run `make setup`")
+        }
+        self.binaries = binaries
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-pg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let passwordFile = directory.appendingPathComponent("superuser-password")
+        try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
+        // The port: a free one the kernel picks, released just before PostgreSQL binds it.
+        let (fd, port) = try listenOnLoopback()
+        close(fd)
+        self.port = port
+        if geteuid() == 0 { try runTool("/bin/chown", ["-R", "postgres:postgres", directory.path]) }
+        try Self.runAsOwner(
+            binaries.appendingPathComponent("initdb").path,
+            [
+                "-D", dataDirectory, "-U", Self.user, "--pwfile", passwordFile.path, "--auth-local=trust",
+                "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync",
+            ])
+        try start()
+    }
+
+    private var dataDirectory: String { directory.appendingPathComponent("data").path }
+
+    /// Starts `postgres` and waits until it accepts connections.
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/bin/setpriv" : binaries.appendingPathComponent("postgres").path)
+        var arguments = [
+            "-D", dataDirectory, "-p", String(port), "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
+            // Test data only: no fsync (a crash of the machine loses nothing a test needs).
+            "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+        ]
+        if geteuid() == 0 {
+            arguments =
+                ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", binaries.appendingPathComponent("postgres").path]
+                + arguments
+        }
+        process.arguments = arguments
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        server.withLock { $0 = process }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if (try? runTool(binaries.appendingPathComponent("pg_isready").path, ["-h", "127.0.0.1", "-p", String(port), "-q"])) != nil {
+                return
+            }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw ToolFailure("PostgreSQL did not start on port \(port); its log: \(logPath)")
+    }
+
+    /// Stops PostgreSQL the way a crash or `pg_ctl stop -m immediate` does (SIGQUIT), and waits.
+    public func stop() {
+        guard
+            let process = server.withLock({ state -> Process? in
+                defer { state = nil }; return state
+            })
+        else { return }
+        kill(process.processIdentifier, SIGQUIT)
+        process.waitUntilExit()
+    }
+
+    /// Stops and starts PostgreSQL again on the same port and data: every connection is cut.
+    public func restart() throws {
+        stop()
+        try start()
+    }
+
+    private var logPath: String { directory.appendingPathComponent("postgres.log").path }
+
+    /// A new, empty database; its name is returned (`test_…`).
+    public func makeDatabase() throws -> String {
+        let name = "test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        try psql("CREATE DATABASE \(name)")
+        return name
+    }
+
+    /// The address of `database` for `halo-server --database` (the password goes by PGPASSWORD).
+    public func address(database: String) -> String {
+        "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    }
+
+    /// Runs SQL with psql over the Unix socket (trusted, no password) and returns its output.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        let output = try runTool(
+            binaries.appendingPathComponent("psql").path,
+            ["-h", directory.path, "-p", String(port), "-U", Self.user, "-d", database, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func findBinaries() -> URL? {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return versions.compactMap(Int.init).sorted().reversed()
+            .map { root.appendingPathComponent("\($0)/bin") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
+    }
+
+    /// Runs a PostgreSQL program as the cluster's owner.
+    private static func runAsOwner(_ program: String, _ arguments: [String]) throws {
+        if geteuid() == 0 {
+            try runTool("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", program] + arguments)
+        } else {
+            try runTool(program, arguments)
+        }
+    }
+}
