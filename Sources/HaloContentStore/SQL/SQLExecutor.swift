@@ -37,6 +37,13 @@ extension SQLExecutor {
         try select(sql, bindings: arguments.map(\.sqlValue)).first
     }
 
+    /// The first column of every row, as `T`.
+    public func fetchColumn<T: SQLValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: any SQLValueConvertible...
+    ) throws -> [T] {
+        try select(sql, bindings: arguments.map(\.sqlValue)).map { try $0.get(at: 0, as: T.self) }
+    }
+
     /// The first column of the first row, as `T`; nil when there is no row or the value is null.
     public func fetchValue<T: SQLValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: any SQLValueConvertible...

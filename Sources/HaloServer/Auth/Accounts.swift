@@ -78,7 +78,7 @@ enum Accounts {
         }
     }
 
-    static func profile(id: String, in db: Database) throws -> UserProfile {
+    static func profile(id: String, in db: any SQLExecutor) throws -> UserProfile {
         guard let user = try UserRecord.find(id: id, in: db) else { throw APIError.notFound("User \(id) not found") }
         return UserProfile(user)
     }

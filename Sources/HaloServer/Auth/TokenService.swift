@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HaloContentStore
 import Hummingbird
 
@@ -27,7 +26,7 @@ struct TokenService: Sendable {
 
     static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    func issue(clientId: String?, userId: String?, scope: String = "app", in db: Database) throws -> IssuedToken {
+    func issue(clientId: String?, userId: String?, scope: String = "app", in db: any SQLExecutor) throws -> IssuedToken {
         let access = Identifiers.secret()
         let refresh = Identifiers.secret()
         let now = Self.nowMilliseconds()
@@ -42,7 +41,7 @@ struct TokenService: Sendable {
     }
 
     /// Exchanges a refresh token of `clientId` for a new pair; the old pair is revoked (rotation).
-    func refresh(_ refreshToken: String, clientId: String, in db: Database) throws -> IssuedToken? {
+    func refresh(_ refreshToken: String, clientId: String, in db: any SQLExecutor) throws -> IssuedToken? {
         guard
             let pair = try TokenRecord.refreshable(
                 refreshHash: SecretHasher.tokenDigest(refreshToken), clientId: clientId, now: Self.nowMilliseconds(), in: db)
@@ -53,7 +52,7 @@ struct TokenService: Sendable {
 
     /// Resolves the `Authorization` header. Missing, malformed, unknown, expired or revoked
     /// tokens are all 401 (§2.2): both SDKs only re-authenticate on 401.
-    func authenticate(authorization: String?, in db: Database) throws -> Principal {
+    func authenticate(authorization: String?, in db: any SQLExecutor) throws -> Principal {
         guard let authorization, !authorization.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError.unauthorized("Authentication required: send 'Authorization: Bearer <access token>'")
         }
@@ -80,7 +79,7 @@ struct TokenService: Sendable {
     }
 
     /// Revokes one access token (and its refresh token). Returns whether it existed.
-    func revoke(accessToken: String, in db: Database) throws -> Bool {
+    func revoke(accessToken: String, in db: any SQLExecutor) throws -> Bool {
         try TokenRecord.revoke(accessHash: SecretHasher.tokenDigest(accessToken), in: db)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HaloContentStore
 
 /// Sending notifications (PROTOCOL §17.3, on the live stream instead of Firebase): an editor's
@@ -87,7 +86,7 @@ enum PushSchedules {
 
     /// Sends `schedule` now: marks it sent and writes its event, in the caller's transaction, so
     /// it goes out exactly once whatever crashes around it.
-    static func send(_ schedule: inout PushScheduleRecord, at now: Int64, in db: Database) throws {
+    static func send(_ schedule: inout PushScheduleRecord, at now: Int64, in db: any SQLExecutor) throws {
         schedule.sentAt = now
         try schedule.update(db)
         try EventLog.recordNotification(
@@ -133,18 +132,17 @@ enum PushSchedules {
 
     /// Receipt, open and dismiss counts of the schedules `ids` (distinct devices, so a retried
     /// report counts once).
-    static func activityCounts(of ids: [String], in db: Database) throws -> [String: [String: Int]] {
+    static func activityCounts(of ids: [String], in db: any SQLExecutor) throws -> [String: [String: Int]] {
         guard !ids.isEmpty else { return [:] }
         var counts: [String: [String: Int]] = [:]
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT schedule, action, count(DISTINCT device) AS n FROM \(PushActivityRecord.databaseTableName)
-                WHERE schedule IN (\(marks)) GROUP BY schedule, action
-                """, arguments: StatementArguments(ids)
-        ) {
-            counts[row["schedule"], default: [:]][row["action"]] = row["n"]
+        for row in try db.select(
+            """
+            SELECT schedule, action, count(DISTINCT device) AS n FROM \(PushActivityRecord.databaseTableName)
+            WHERE schedule IN (\(marks)) GROUP BY schedule, action
+            """, bindings: ids.map(\.sqlValue))
+        {
+            counts[try row.get("schedule", as: String.self), default: [:]][try row.get("action", as: String.self)] = try row.get("n")
         }
         return counts
     }

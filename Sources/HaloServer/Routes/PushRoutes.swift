@@ -1,4 +1,3 @@
-import GRDB
 import HaloContentStore
 import Hummingbird
 
@@ -31,7 +30,8 @@ enum PushRoutes {
         router.get("/api/push/schedule") { request, _ in
             let history = try await env.read(request) { db, principal in
                 guard principal.canEdit else { throw APIError.forbidden("Only editors see the notifications sent") }
-                let schedules = try PushScheduleRecord.order(Column("created_at").desc, Column("id").desc).limit(historyLimit).fetchAll(db)
+                let schedules = try PushScheduleRecord.fetchAll(
+                    db, sql: "SELECT * FROM server_push_schedule ORDER BY created_at DESC, id DESC LIMIT ?", historyLimit)
                 let counts = try PushSchedules.activityCounts(of: schedules.map(\.id), in: db)
                 return JSONValue.array(try schedules.map { try PushSchedules.render($0, activity: counts[$0.id] ?? [:]) })
             }

@@ -1,4 +1,4 @@
-import GRDB
+import HaloContentStore
 
 /// A row of `server_client`: an app client (client id + hashed secret, §3.2); `editor` clients
 /// may edit content (§23.1).
@@ -13,7 +13,7 @@ struct ClientRecord: ServerRecord {
     var createdAt: Int64
 
     /// The stored secret hash of client `id`, if the client exists.
-    static func secretHash(clientId id: String, in db: Database) throws -> String? {
-        try select(Column("secret_hash"), as: String.self).filter(key: id).fetchOne(db)
+    static func secretHash(clientId id: String, in db: any SQLExecutor) throws -> String? {
+        try db.fetchValue(String.self, "SELECT secret_hash FROM \(databaseTableName) WHERE id = ?", id)
     }
 }

@@ -1,4 +1,3 @@
-import GRDB
 import HaloContentStore
 
 /// A row of `server_device`: a device ("appuser", §6) as stored. Devices and tags are JSON arrays
@@ -25,12 +24,12 @@ struct DeviceRecord: ServerRecord {
     }
 
     /// The device with this id, if any.
-    static func find(id: String, in db: Database) throws -> DeviceRecord? {
+    static func find(id: String, in db: any SQLExecutor) throws -> DeviceRecord? {
         try fetchOne(db, key: id)
     }
 
     /// The id of the device holding `alias`, if any (aliases are unique).
-    static func owner(ofAlias alias: String, in db: Database) throws -> String? {
-        try select(Column("id"), as: String.self).filter(Column("alias") == alias).fetchOne(db)
+    static func owner(ofAlias alias: String, in db: any SQLExecutor) throws -> String? {
+        try db.fetchValue(String.self, "SELECT id FROM \(databaseTableName) WHERE alias = ?", alias)
     }
 }

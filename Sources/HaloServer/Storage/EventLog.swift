@@ -116,74 +116,78 @@ enum EventLog {
     /// Records a content change, inside the transaction that made it.
     static func recordContentChange(
         _ change: Change, module: String, instance: String?, readers: ContentReaders? = nil, by actor: String, at stamp: Int64,
-        in db: Database
+        in db: any SQLExecutor
     ) throws {
         var payload: [String: JSONValue] = [
             "change": .string(change.rawValue), "module": .string(module), "by": .string(actor), "at": .number(Double(stamp)),
         ]
         if let instance { payload["instance"] = .string(instance) }
         try db.execute(
-            sql: "INSERT INTO \(table) (kind, module_id, data_json, readers_json, created_at) VALUES ('content', ?, ?, ?, ?)",
-            arguments: [module, JSONValue.object(payload).jsonString(), readers?.json, stamp])
+            "INSERT INTO \(table) (kind, module_id, data_json, readers_json, created_at) VALUES ('content', ?, ?, ?, ?)", module,
+            JSONValue.object(payload).jsonString(), readers?.json, stamp)
     }
 
     /// Records a notification going out (`data`: the payload the SDKs read, PROTOCOL §17.1), for
     /// the devices of `audience` only.
-    static func recordNotification(data: JSONValue, audience: NotificationAudience, at stamp: Int64, in db: Database) throws {
+    static func recordNotification(data: JSONValue, audience: NotificationAudience, at stamp: Int64, in db: any SQLExecutor) throws {
         try db.execute(
-            sql: "INSERT INTO \(table) (kind, data_json, audience_json, created_at) VALUES ('notification', ?, ?, ?)",
-            arguments: [data.jsonString(), audience.json, stamp])
+            "INSERT INTO \(table) (kind, data_json, audience_json, created_at) VALUES ('notification', ?, ?, ?)", data.jsonString(),
+            audience.json, stamp)
     }
 
     /// The id of the newest event (0 when none was ever written).
-    static func latestId(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0
+    static func latestId(in db: any SQLExecutor) throws -> Int64 {
+        switch db.dialect {
+        case .sqlite: try db.fetchValue(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table) ?? 0
+        // The identity column's sequence: its last value once it handed one out.
+        case .postgres:
+            try db.fetchValue(Int64.self, "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM \(table)_id_seq") ?? 0
+        }
     }
 
     /// At most `limit` events after `lastId`, or `reset` when `lastId` cannot be resumed from.
-    static func backlog(after lastId: Int64, limit: Int, in db: Database) throws -> Backlog {
+    static func backlog(after lastId: Int64, limit: Int, in db: any SQLExecutor) throws -> Backlog {
         let latest = try latestId(in: db)
         if lastId > latest { return .reset(latestId: latest) }
         if lastId < latest {
             // Ids only disappear by pruning: a gap right after `lastId` means events were lost to it.
-            let oldest = try Int64.fetchOne(db, sql: "SELECT min(id) FROM \(table)") ?? latest + 1
+            let oldest = try db.fetchValue(Int64.self, "SELECT min(id) FROM \(table)") ?? latest + 1
             if oldest > lastId + 1 { return .reset(latestId: latest) }
         }
         return .events(
             try fetch(
                 db, "SELECT id, kind, data_json, created_at, audience_json, readers_json FROM \(table) WHERE id > ? ORDER BY id LIMIT ?",
-                [lastId, limit])
+                [lastId.sqlValue, limit.sqlValue])
         )
     }
 
     /// The events with these ids, oldest first.
-    static func events(ids: [Int64], in db: Database) throws -> [Event] {
+    static func events(ids: [Int64], in db: any SQLExecutor) throws -> [Event] {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         return try fetch(
             db, "SELECT id, kind, data_json, created_at, audience_json, readers_json FROM \(table) WHERE id IN (\(marks)) ORDER BY id",
-            StatementArguments(ids))
+            ids.map(\.sqlValue))
     }
 
-    private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [Event] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+    private static func fetch(_ db: any SQLExecutor, _ sql: String, _ arguments: [SQLValue]) throws -> [Event] {
+        try db.select(sql, bindings: arguments).map { row in
             Event(
-                id: $0["id"], kind: $0["kind"], data: $0["data_json"], createdAt: $0["created_at"], audience: $0["audience_json"],
-                readers: $0["readers_json"])
+                id: try row.get("id"), kind: try row.get("kind"), data: try row.get("data_json"),
+                createdAt: try row.get("created_at"), audience: try row.get("audience_json"), readers: try row.get("readers_json"))
         }
     }
 
     /// Whether any event is stamped before `cutoff` (milliseconds): a read before pruning, so an
     /// idle server does not write every heartbeat.
-    static func hasEvents(before cutoff: Int64, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE created_at < ?)", arguments: [cutoff]) ?? false
+    static func hasEvents(before cutoff: Int64, in db: any SQLExecutor) throws -> Bool {
+        try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM \(table) WHERE created_at < ?)", cutoff) ?? false
     }
 
     /// Deletes the events stamped before `cutoff` (milliseconds). Ids follow commit order and
     /// stamps come from the monotonic clock, so this removes a prefix of the log.
     @discardableResult
-    static func prune(before cutoff: Int64, in db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM \(table) WHERE created_at < ?", arguments: [cutoff])
-        return db.changesCount
+    static func prune(before cutoff: Int64, in db: any SQLExecutor) throws -> Int {
+        try db.execute("DELETE FROM \(table) WHERE created_at < ?", cutoff)
     }
 }

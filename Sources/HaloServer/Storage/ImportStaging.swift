@@ -58,62 +58,57 @@ enum ImportStaging {
             WHERE instance_id IS NOT NULL
             """))
 
-    static func create(id: String, moduleId: String, owner: String, at stamp: Int64, in db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO server_import (id, module_id, owner, created_at) VALUES (?, ?, ?, ?)",
-            arguments: [id, moduleId, owner, stamp])
+    static func create(id: String, moduleId: String, owner: String, at stamp: Int64, in db: any SQLExecutor) throws {
+        try db.execute("INSERT INTO server_import (id, module_id, owner, created_at) VALUES (?, ?, ?, ?)", id, moduleId, owner, stamp)
     }
 
-    static func find(id: String, in db: Database) throws -> Record? {
-        try Row.fetchOne(db, sql: "SELECT * FROM server_import WHERE id = ?", arguments: [id]).map { row in
+    static func find(id: String, in db: any SQLExecutor) throws -> Record? {
+        try db.fetchOne("SELECT * FROM server_import WHERE id = ?", id).map { row in
             Record(
-                id: row["id"], moduleId: row["module_id"], owner: row["owner"], rows: row["rows"], problemCount: row["problem_count"],
-                problems: (try JSONValue(string: row["problems_json"])).arrayValue ?? [])
+                id: try row.get("id"), moduleId: try row.get("module_id"), owner: try row.get("owner"), rows: try row.get("rows"),
+                problemCount: try row.get("problem_count"),
+                problems: (try JSONValue(string: try row.get("problems_json"))).arrayValue ?? [])
         }
     }
 
     /// The line that already stages `instanceId` in this import, if any.
-    static func line(staging instanceId: String, in importId: String, in db: Database) throws -> Int? {
-        try Int.fetchOne(
-            db, sql: "SELECT line FROM server_import_row WHERE import_id = ? AND instance_id = ?", arguments: [importId, instanceId])
+    static func line(staging instanceId: String, in importId: String, in db: any SQLExecutor) throws -> Int? {
+        try db.fetchValue(Int.self, "SELECT line FROM server_import_row WHERE import_id = ? AND instance_id = ?", importId, instanceId)
     }
 
-    static func hasLine(_ line: Int, in importId: String, in db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM server_import_row WHERE import_id = ? AND line = ?)", arguments: [importId, line])
+    static func hasLine(_ line: Int, in importId: String, in db: any SQLExecutor) throws -> Bool {
+        try db.fetchValue(Bool.self, "SELECT EXISTS (SELECT 1 FROM server_import_row WHERE import_id = ? AND line = ?)", importId, line)
             ?? false
     }
 
-    static func addRow(line: Int, instanceId: String?, json: String, to importId: String, in db: Database) throws {
+    static func addRow(line: Int, instanceId: String?, json: String, to importId: String, in db: any SQLExecutor) throws {
         try db.execute(
-            sql: "INSERT INTO server_import_row (import_id, line, instance_id, row_json) VALUES (?, ?, ?, ?)",
-            arguments: [importId, line, instanceId, json])
+            "INSERT INTO server_import_row (import_id, line, instance_id, row_json) VALUES (?, ?, ?, ?)", importId, line, instanceId, json)
     }
 
     /// Counts `added` rows and `problems` (keeping the first `keep` problems of the import).
-    static func record(added: Int, problems: [JSONValue], keep: Int, in record: Record, in db: Database) throws {
+    static func record(added: Int, problems: [JSONValue], keep: Int, in record: Record, in db: any SQLExecutor) throws {
         let kept = Array((record.problems + problems).prefix(keep))
         try db.execute(
-            sql: "UPDATE server_import SET rows = rows + ?, problem_count = problem_count + ?, problems_json = ? WHERE id = ?",
-            arguments: [added, problems.count, JSONValue.array(kept).jsonString(), record.id])
+            "UPDATE server_import SET rows = rows + ?, problem_count = problem_count + ?, problems_json = ? WHERE id = ?", added,
+            problems.count, JSONValue.array(kept).jsonString(), record.id)
     }
 
     /// The staged rows after `line`, in line order (at most `limit`).
-    static func rows(of importId: String, after line: Int, limit: Int, in db: Database) throws -> [(line: Int, json: String)] {
-        try Row.fetchAll(
-            db, sql: "SELECT line, row_json FROM server_import_row WHERE import_id = ? AND line > ? ORDER BY line LIMIT ?",
-            arguments: [importId, line, limit]
-        ).map { ($0["line"], $0["row_json"]) }
+    static func rows(of importId: String, after line: Int, limit: Int, in db: any SQLExecutor) throws -> [(line: Int, json: String)] {
+        try db.fetchAll(
+            "SELECT line, row_json FROM server_import_row WHERE import_id = ? AND line > ? ORDER BY line LIMIT ?", importId, line, limit
+        ).map { (try $0.get("line"), try $0.get("row_json")) }
     }
 
-    static func delete(_ importId: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM server_import_row WHERE import_id = ?", arguments: [importId])
-        try db.execute(sql: "DELETE FROM server_import WHERE id = ?", arguments: [importId])
+    static func delete(_ importId: String, in db: any SQLExecutor) throws {
+        try db.execute("DELETE FROM server_import_row WHERE import_id = ?", importId)
+        try db.execute("DELETE FROM server_import WHERE id = ?", importId)
     }
 
     /// Drops imports started before `cutoff` and never committed nor cancelled.
-    static func pruneStarted(before cutoff: Int64, in db: Database) throws {
-        for id in try String.fetchAll(db, sql: "SELECT id FROM server_import WHERE created_at < ?", arguments: [cutoff]) {
+    static func pruneStarted(before cutoff: Int64, in db: any SQLExecutor) throws {
+        for id in try db.fetchColumn(String.self, "SELECT id FROM server_import WHERE created_at < ?", cutoff) {
             try delete(id, in: db)
         }
     }

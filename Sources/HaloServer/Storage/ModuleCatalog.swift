@@ -18,7 +18,7 @@ enum ModuleCatalog {
     }
 
     @discardableResult
-    static func create(_ spec: ModuleSpec, id: String? = nil, createdBy: String?, now: Int64, in db: Database) throws -> String {
+    static func create(_ spec: ModuleSpec, id: String? = nil, createdBy: String?, now: Int64, in db: any SQLExecutor) throws -> String {
         let name = try checkedName(spec.name, in: db)
         var names = Set<String>()
         for field in spec.fields {
@@ -27,11 +27,10 @@ enum ModuleCatalog {
         }
         let id = id ?? Identifiers.objectID()
         try db.execute(
-            sql: """
-                INSERT INTO server_module (id, name, is_single, tags_json, created_by, created_at, updated_at)
-                VALUES (?, ?, ?, '[]', ?, ?, ?)
-                """,
-            arguments: [id, name, spec.isSingle, createdBy, now, now])
+            """
+            INSERT INTO server_module (id, name, is_single, tags_json, created_by, created_at, updated_at)
+            VALUES (?, ?, ?, '[]', ?, ?, ?)
+            """, id, name, spec.isSingle, createdBy, now, now)
         for (position, field) in spec.fields.enumerated() {
             try FieldRecord(
                 id: Identifiers.objectID(), moduleId: id, position: Int64(position), name: field.name,
@@ -43,51 +42,48 @@ enum ModuleCatalog {
 
     /// A module name as stored: trimmed, not empty, at most 200 characters, and not the name of
     /// another live module (`except`: the module being renamed).
-    static func checkedName(_ text: String, except moduleId: String? = nil, in db: Database) throws -> String {
+    static func checkedName(_ text: String, except moduleId: String? = nil, in db: any SQLExecutor) throws -> String {
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw APIError.badRequest("A module needs a name") }
         guard name.count <= 200 else { throw APIError.badRequest("A module name has at most 200 characters") }
-        let taken = try String.fetchAll(
-            db, sql: "SELECT id FROM server_module WHERE name = ? AND deleted_at IS NULL", arguments: [name])
+        let taken = try db.fetchColumn(String.self, "SELECT id FROM server_module WHERE name = ? AND deleted_at IS NULL", name)
         if taken.contains(where: { $0 != moduleId }) { throw APIError.badRequest("A module named \(name) already exists") }
         return name
     }
 
     /// The live modules (deleted ones stay as tombstones for sync, §23.10).
-    static func all(in db: Database) throws -> [Module] {
-        try Row.fetchAll(db, sql: "SELECT * FROM server_module WHERE deleted_at IS NULL ORDER BY updated_at DESC, id")
-            .map(module(row:))
+    static func all(in db: any SQLExecutor) throws -> [Module] {
+        try db.fetchAll("SELECT * FROM server_module WHERE deleted_at IS NULL ORDER BY updated_at DESC, id").map(module(row:))
     }
 
     /// The module with this id; a deleted one only with `includingDeleted` (sync reports its deletions).
-    static func module(id: String, includingDeleted: Bool = false, in db: Database) throws -> Module? {
-        try Row.fetchOne(
-            db, sql: "SELECT * FROM server_module WHERE id = ?\(includingDeleted ? "" : " AND deleted_at IS NULL")", arguments: [id]
-        ).map(module(row:))
+    static func module(id: String, includingDeleted: Bool = false, in db: any SQLExecutor) throws -> Module? {
+        try db.fetchOne("SELECT * FROM server_module WHERE id = ?\(includingDeleted ? "" : " AND deleted_at IS NULL")", id)
+            .map(module(row:))
     }
 
     /// The ids of the modules with this name, deleted ones included (a client syncing by a deleted
     /// module's name receives its deletions).
-    static func ids(named name: String, in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT id FROM server_module WHERE name = ? ORDER BY id", arguments: [name])
+    static func ids(named name: String, in db: any SQLExecutor) throws -> [String] {
+        try db.fetchColumn(String.self, "SELECT id FROM server_module WHERE name = ? ORDER BY id", name)
     }
 
     /// Records a change to the module (and its new name), stamped `at`.
-    static func markChanged(_ moduleId: String, renamingTo name: String?, at stamp: Int64, by editor: String, in db: Database) throws {
+    static func markChanged(_ moduleId: String, renamingTo name: String?, at stamp: Int64, by editor: String, in db: any SQLExecutor) throws
+    {
         try db.execute(
-            sql: "UPDATE server_module SET name = coalesce(?, name), updated_at = ?, updated_by = ? WHERE id = ?",
-            arguments: [name, stamp, editor, moduleId])
+            "UPDATE server_module SET name = coalesce(?, name), updated_at = ?, updated_by = ? WHERE id = ?", name, stamp, editor, moduleId)
     }
 
     /// Makes the module a tombstone (its instances are soft-deleted by the caller).
-    static func markDeleted(_ moduleId: String, at stamp: Int64, by editor: String, in db: Database) throws {
+    static func markDeleted(_ moduleId: String, at stamp: Int64, by editor: String, in db: any SQLExecutor) throws {
         try db.execute(
-            sql: "UPDATE server_module SET deleted_at = ?, deleted_by = ?, updated_at = ?, updated_by = ? WHERE id = ?",
-            arguments: [stamp, editor, stamp, editor, moduleId])
+            "UPDATE server_module SET deleted_at = ?, deleted_by = ?, updated_at = ?, updated_by = ? WHERE id = ?", stamp, editor, stamp,
+            editor, moduleId)
     }
 
-    static func setPosition(_ position: Int, ofField fieldId: String, in db: Database) throws {
-        try db.execute(sql: "UPDATE server_field SET position = ? WHERE id = ?", arguments: [position, fieldId])
+    static func setPosition(_ position: Int, ofField fieldId: String, in db: any SQLExecutor) throws {
+        try db.execute("UPDATE server_field SET position = ? WHERE id = ?", position, fieldId)
     }
 
     /// Tombstones for deleted modules, and who last changed a module or field.
@@ -108,42 +104,42 @@ enum ModuleCatalog {
             "ALTER TABLE server_field ADD COLUMN updated_at \(PostgresTypes.integer)"))
 
     /// The fields of a module as stored, in display order.
-    static func fieldRecords(moduleId: String, in db: Database) throws -> [FieldRecord] {
-        try FieldRecord.fetchAll(
-            db, sql: "SELECT * FROM server_field WHERE module_id = ? ORDER BY position", arguments: [moduleId])
+    static func fieldRecords(moduleId: String, in db: any SQLExecutor) throws -> [FieldRecord] {
+        try FieldRecord.fetchAll(db, sql: "SELECT * FROM server_field WHERE module_id = ? ORDER BY position", moduleId)
     }
 
-    static func fields(moduleId: String, in db: Database) throws -> [ModuleField] {
+    static func fields(moduleId: String, in db: any SQLExecutor) throws -> [ModuleField] {
         try fieldRecords(moduleId: moduleId, in: db).map(ModuleField.init)
     }
 
     /// Names of the localized-text fields of every module (the search localizes them per §11.1).
-    static func localizedFieldNames(in db: Database) throws -> [String: Set<String>] {
+    static func localizedFieldNames(in db: any SQLExecutor) throws -> [String: Set<String>] {
         try fieldNames(ofTypes: [.localizedText], in: db)
     }
 
     /// Names of the relation fields of every module (what a search's `include: ["all"]` follows).
-    static func relationFieldNames(in db: Database) throws -> [String: Set<String>] {
+    static func relationFieldNames(in db: any SQLExecutor) throws -> [String: Set<String>] {
         try fieldNames(ofTypes: [.singleRelation, .multipleRelation], in: db)
     }
 
     /// Names of the fields of these types, by module id.
-    private static func fieldNames(ofTypes types: [FieldType], in db: Database) throws -> [String: Set<String>] {
+    private static func fieldNames(ofTypes types: [FieldType], in db: any SQLExecutor) throws -> [String: Set<String>] {
         var result: [String: Set<String>] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT module_id, name FROM server_field WHERE field_type IN (SELECT value FROM json_each(?))",
-            arguments: [JSONValue.array(types.map { .string($0.id) }).jsonString()])
+        let marks = Array(repeating: "?", count: types.count).joined(separator: ", ")
+        for row in try db.select(
+            "SELECT module_id, name FROM server_field WHERE field_type IN (\(marks))", bindings: types.map(\.id.sqlValue))
         {
-            result[row["module_id"], default: []].insert(row["name"])
+            result[try row.get("module_id", as: String.self), default: []].insert(try row.get("name"))
         }
         return result
     }
 
-    private static func module(row: Row) throws -> Module {
+    private static func module(row: SQLRow) throws -> Module {
         Module(
-            id: row["id"], name: row["name"], isSingle: row["is_single"], tags: try JSONValue(string: row["tags_json"]),
-            createdBy: row["created_by"], updatedBy: row["updated_by"], createdAt: row["created_at"], updatedAt: row["updated_at"],
-            deletedAt: row["deleted_at"])
+            id: try row.get("id"), name: try row.get("name"), isSingle: try row.get("is_single"),
+            tags: try JSONValue(string: try row.get("tags_json")), createdBy: try row.get("created_by"),
+            updatedBy: try row.get("updated_by"), createdAt: try row.get("created_at"), updatedAt: try row.get("updated_at"),
+            deletedAt: try row.get("deleted_at"))
     }
 }
 

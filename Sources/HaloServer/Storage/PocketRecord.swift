@@ -5,6 +5,7 @@ import HaloContentStore
 /// its revision (ours, §23.9): a number that grows with every save, served as the ETag.
 struct PocketRecord: ServerRecord {
     static let databaseTableName = "server_pocket"
+    static let primaryKey = ["user_id"]
 
     var userId: String
     var referencesJson: String
@@ -24,7 +25,7 @@ struct PocketRecord: ServerRecord {
     }
 
     /// The pocket of `userId`; empty when the user never stored one.
-    static func pocket(userId: String, in db: Database) throws -> Pocket {
+    static func pocket(userId: String, in db: any SQLExecutor) throws -> Pocket {
         guard let record = try fetchOne(db, key: userId) else { return Pocket() }
         return Pocket(
             references: try JSONValue(string: record.referencesJson).objectValue ?? [:],
@@ -33,7 +34,7 @@ struct PocketRecord: ServerRecord {
 
     /// Stores the pocket of `userId`, replacing the one stored, at the next revision; returns it
     /// with that revision.
-    static func save(_ pocket: Pocket, userId: String, at time: Int64, in db: Database) throws -> Pocket {
+    static func save(_ pocket: Pocket, userId: String, at time: Int64, in db: any SQLExecutor) throws -> Pocket {
         var saved = pocket
         saved.revision = pocket.revision + 1
         try PocketRecord(

@@ -62,15 +62,19 @@ struct PushScheduleRecord: ServerRecord {
             "ALTER TABLE server_event ADD COLUMN audience_json \(PostgresTypes.text)"))
 
     /// The schedules due at `now` that have not gone out (nor been withdrawn), oldest first.
-    static func due(at now: Int64, in db: Database) throws -> [PushScheduleRecord] {
-        try filter(Column("sent_at") == nil && Column("cancelled_at") == nil && Column("send_on") <= now)
-            .order(Column("send_on"), Column("id")).fetchAll(db)
+    static func due(at now: Int64, in db: any SQLExecutor) throws -> [PushScheduleRecord] {
+        try fetchAll(
+            db,
+            sql: """
+                SELECT * FROM \(databaseTableName) WHERE sent_at IS NULL AND cancelled_at IS NULL AND send_on <= ?
+                ORDER BY send_on, id
+                """, now)
     }
 
     /// When the next schedule waiting to go out is due (nil: none is waiting).
-    static func nextDue(in db: Database) throws -> Int64? {
-        try Int64.fetchOne(
-            db, sql: "SELECT min(send_on) FROM \(databaseTableName) WHERE sent_at IS NULL AND cancelled_at IS NULL")
+    static func nextDue(in db: any SQLExecutor) throws -> Int64? {
+        try db.fetchValue(
+            Int64.self, "SELECT min(send_on) FROM \(databaseTableName) WHERE sent_at IS NULL AND cancelled_at IS NULL")
     }
 }
 

@@ -20,32 +20,36 @@ struct UserRecord: ServerRecord {
     var deviceAlias: String?
     var createdAt: Int64
 
-    private static let email = Column("email")
+    /// "The email is ?", without case: on SQLite the column's NOCASE collation does it (and its
+    /// unique index answers); on PostgreSQL the unique index is on `lower(email)`, and lower() of
+    /// the "C" collation folds ASCII letters only, exactly as NOCASE.
+    private static func emailIs(_ db: any SQLExecutor) -> String {
+        db.dialect == .postgres ? "lower(email) = lower(?)" : "email = ?"
+    }
 
-    static func find(id: String, in db: Database) throws -> UserRecord? {
+    static func find(id: String, in db: any SQLExecutor) throws -> UserRecord? {
         try fetchOne(db, key: id)
     }
 
-    static func exists(email: String, in db: Database) throws -> Bool {
-        try !filter(Self.email == email).isEmpty(db)
+    static func exists(email: String, in db: any SQLExecutor) throws -> Bool {
+        try db.fetchOne("SELECT 1 FROM \(databaseTableName) WHERE \(emailIs(db))", email) != nil
     }
 
     /// The id and password hash of the account `email`, when it has a password.
-    static func passwordAccount(email: String, in db: Database) throws -> (id: String, passwordHash: String)? {
-        let user = try filter(Self.email == email && Column("password_hash") != nil).fetchOne(db)
+    static func passwordAccount(email: String, in db: any SQLExecutor) throws -> (id: String, passwordHash: String)? {
+        let user = try fetchOne(db, where: "\(emailIs(db)) AND password_hash IS NOT NULL", email)
         return user.flatMap { user in user.passwordHash.map { (user.id, $0) } }
     }
 
     /// The id of the account that signed in before with this network and provider subject.
-    static func socialAccountId(network: String, subject: String, in db: Database) throws -> String? {
-        try select(Column("id"), as: String.self)
-            .filter(Column("network") == network && Column("social_subject") == subject)
-            .fetchOne(db)
+    static func socialAccountId(network: String, subject: String, in db: any SQLExecutor) throws -> String? {
+        try db.fetchValue(
+            String.self, "SELECT id FROM \(databaseTableName) WHERE network = ? AND social_subject = ?", network, subject)
     }
 
     /// The account with this email and what social identity it already has, if any.
-    static func account(email: String, in db: Database) throws -> UserRecord? {
-        try filter(Self.email == email).fetchOne(db)
+    static func account(email: String, in db: any SQLExecutor) throws -> UserRecord? {
+        try fetchOne(db, where: emailIs(db), email)
     }
 
     /// Version 1 required an email of every user; social accounts may have none (a Facebook user
@@ -84,7 +88,7 @@ struct UserRecord: ServerRecord {
             "CREATE INDEX server_user_social ON server_user(network, social_subject)"))
 
     /// Remembers the device (its alias) a user last signed in from.
-    static func setDeviceAlias(_ alias: String, userId: String, in db: Database) throws {
-        try filter(key: userId).updateAll(db, Column("device_alias").set(to: alias))
+    static func setDeviceAlias(_ alias: String, userId: String, in db: any SQLExecutor) throws {
+        try db.execute("UPDATE \(databaseTableName) SET device_alias = ? WHERE id = ?", alias, userId)
     }
 }
