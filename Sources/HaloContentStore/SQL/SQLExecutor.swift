@@ -54,6 +54,31 @@ extension SQLExecutor {
 }
 
 extension SQLDialect {
+    /// The type of a list's elements in `elements(of:)`.
+    public enum ListElement: Sendable {
+        case integer, real, text
+    }
+
+    /// A subquery (one column, `value`) of the elements of a JSON array bound as ONE parameter:
+    /// lists of any length cost one placeholder. Its position in the array is `position`
+    /// (0-based) where asked for.
+    public func elements(of type: ListElement, withPosition: Bool = false) -> String {
+        switch self {
+        case .sqlite:
+            return withPosition ? "SELECT value, key AS position FROM json_each(?)" : "SELECT value FROM json_each(?)"
+        case .postgres:
+            let cast =
+                switch type {
+                case .integer: "::bigint"
+                case .real: "::double precision"
+                case .text: ""
+                }
+            return withPosition
+                ? "SELECT value\(cast) AS value, position - 1 AS position FROM jsonb_array_elements_text(?::jsonb) WITH ORDINALITY AS list(value, position)"
+                : "SELECT value\(cast) AS value FROM jsonb_array_elements_text(?::jsonb) AS list(value)"
+        }
+    }
+
     /// `sql` with its `?` placeholders numbered as this dialect wants them. Question marks inside
     /// string literals, quoted identifiers and comments are left alone.
     public func placeholders(in sql: String) -> String {

@@ -42,7 +42,7 @@ extension ContentTables {
         try ContentReader.forEachRow(pks: found.pks, in: db) { row in
             if count > 0 { items += "," }
             try ContentReader.writeWireJSON(
-                of: row, locale: request.requestedLocale, localizedFields: schema.localizedFields(row[2] as String), into: &items)
+                of: row, locale: request.requestedLocale, localizedFields: schema.localizedFields(row.text(2) ?? ""), into: &items)
             count += 1
         }
         items += "]"

@@ -17,11 +17,11 @@ enum ContentReader {
     /// `FROM` clause matching `columns`.
     static let source = "content_instance i JOIN content_body b ON b.pk = i.pk"
 
-    static func instance(from row: Row) throws -> WireInstance {
-        let id: String = row[1]
-        let valuesText: String = row[15]
-        let tagsText: String = row[16]
-        let extraText: String? = row[17]
+    static func instance(from row: some ContentRow) throws -> WireInstance {
+        let id = row.text(1) ?? ""
+        let valuesText = row.text(15) ?? ""
+        let tagsText = row.text(16) ?? ""
+        let extraText = row.text(17)
         let values: [String: JSONValue]
         let tags: [WireTag]
         var extra: [String: JSONValue] = [:]
@@ -38,10 +38,10 @@ enum ContentReader {
             throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable (\(error))")
         }
         return WireInstance(
-            id: id, module: row[2], name: row[3], values: values, tags: tags,
-            createdAt: row[4], updatedAt: row[5], publishedAt: row[6], removedAt: row[7], archivedAt: row[8],
-            deletedAt: row[9], createdBy: row[10], updatedBy: row[11], deletedBy: row[12],
-            customerId: row[13], revision: row[14],
+            id: id, module: row.text(2) ?? "", name: row.text(3) ?? "", values: values, tags: tags,
+            createdAt: row.integer(4), updatedAt: row.integer(5), publishedAt: row.integer(6), removedAt: row.integer(7),
+            archivedAt: row.integer(8), deletedAt: row.integer(9), createdBy: row.text(10), updatedBy: row.text(11),
+            deletedBy: row.text(12), customerId: row.integer(13).map(Int.init), revision: row.integer(14).map(Int.init),
             pushSchedule: extra["pushSchedule"], externalId: extra["externalId"])
     }
 
@@ -50,11 +50,11 @@ enum ContentReader {
     /// (the writer stored them compact, keys sorted). With a `locale` and localized fields in the
     /// instance's module, the values are parsed to keep one locale's text of each of those fields.
     static func writeWireJSON(
-        of row: Row, locale: String?, localizedFields: @autoclosure () -> Set<String>, into out: inout String
+        of row: some ContentRow, locale: String?, localizedFields: @autoclosure () -> Set<String>, into out: inout String
     ) throws {
-        let id: String = row[1]
-        let valuesText: String = row[15]
-        let tagsText: String = row[16]
+        let id = row.text(1) ?? ""
+        let valuesText = row.text(15) ?? ""
+        let tagsText = row.text(16) ?? ""
         // The writer stores an object and an array; anything else is damage, not to be sent.
         guard valuesText.utf8.first == UInt8(ascii: "{"), tagsText.utf8.first == UInt8(ascii: "[") else {
             throw ContentStoreError.corruptData("the stored body of instance \(id) is unreadable")
@@ -65,9 +65,9 @@ enum ContentReader {
         out += "{\"id\":"
         JSONValue.writeString(id, into: &out)
         out += ",\"module\":"
-        string(row[2])
+        string(row.text(2))
         out += ",\"name\":"
-        string(row[3])
+        string(row.text(3))
         out += ",\"values\":"
         if let locale, case let fields = localizedFields(), !fields.isEmpty {
             guard case .object(var values) = try? JSONParser.parse(valuesText) else {
@@ -83,19 +83,19 @@ enum ContentReader {
         // Dates and editors are always present (null when unset); customerId and revision only when set.
         for column in 4...9 {
             out += wireKeys[column - 4]
-            out += (row[column] as Int64?).map { String($0) } ?? "null"
+            out += row.integer(column).map { String($0) } ?? "null"
         }
         for column in 10...12 {
             out += wireKeys[column - 4]
-            string(row[column])
+            string(row.text(column))
         }
         for column in 13...14 {
-            guard let value = row[column] as Int64? else { continue }
+            guard let value = row.integer(column) else { continue }
             out += wireKeys[column - 4]
             out += String(value)
         }
         var extra: [String: JSONValue] = [:]
-        if let extraText: String = row[17], case .object(let object)? = try? JSONParser.parse(extraText) { extra = object }
+        if let extraText = row.text(17), case .object(let object)? = try? JSONParser.parse(extraText) { extra = object }
         out += ",\"pushSchedule\":"
         JSONValue.write(extra["pushSchedule"] ?? .null, into: &out)
         out += ",\"externalId\":"
@@ -110,14 +110,25 @@ enum ContentReader {
     ].map { ",\"\($0)\":" }
 
     /// Instances by primary key, in the order of `pks` (missing ones skipped).
-    static func instances(pks: [Int64], in db: Database) throws -> [WireInstance] {
+    static func instances(pks: [Int64], in db: any SQLExecutor) throws -> [WireInstance] {
         var instances: [WireInstance] = []
         try forEachRow(pks: pks, in: db) { instances.append(try instance(from: $0)) }
         return instances
     }
 
     /// The rows (`columns`) of these primary keys, in the order of `pks` (missing ones skipped).
-    static func forEachRow(pks: [Int64], in db: Database, _ body: (Row) throws -> Void) throws {
+    static func forEachRow(pks: [Int64], in db: any SQLExecutor, _ body: (any ContentRow) throws -> Void) throws {
+        guard let db = db as? Database else {
+            for chunk in pks.chunked(into: 5000) {
+                let sql = "SELECT \(columns) FROM \(source) WHERE i.pk IN (\(db.dialect.elements(of: .integer)))"
+                var byPK: [Int64: SQLRow] = [:]
+                for row in try db.select(sql, bindings: [.text(jsonArray(Array(chunk)))]) { byPK[row.integer(0) ?? 0] = row }
+                for pk in chunk {
+                    if let row = byPK[pk] { try body(row) }
+                }
+            }
+            return
+        }
         // Chunked so the JSON argument and the rows held stay small; json_each keeps the
         // statement cacheable. SQLite returns a chunk's rows in its own order: put them in ours.
         var byPK: [Int64: Row] = [:]
@@ -141,6 +152,22 @@ enum ContentReader {
     static func jsonArray(_ strings: [String]) -> String {
         JSONValue.array(strings.map(JSONValue.string)).compactJSONText
     }
+}
+
+/// A row of `ContentReader.columns`: from GRDB on SQLite (read in place), or from any executor.
+protocol ContentRow {
+    func text(_ index: Int) -> String?
+    func integer(_ index: Int) -> Int64?
+}
+
+extension Row: ContentRow {
+    func text(_ index: Int) -> String? { self[index] }
+    func integer(_ index: Int) -> Int64? { self[index] }
+}
+
+extension SQLRow: ContentRow {
+    func text(_ index: Int) -> String? { (try? get(at: index, as: String?.self)) ?? nil }
+    func integer(_ index: Int) -> Int64? { (try? get(at: index, as: Int64?.self)) ?? nil }
 }
 
 extension Array {

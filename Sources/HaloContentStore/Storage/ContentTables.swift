@@ -29,48 +29,51 @@ public enum ContentTables {
 
     /// Inserts the instance, or replaces the stored one with the same id (values, tags and all
     /// metadata are taken from `instance` as given).
-    public static func upsert(_ instance: WireInstance, in db: Database) throws {
-        try ContentWriter(db).upsertAll([instance])
+    public static func upsert(_ instance: WireInstance, in db: any SQLExecutor) throws {
+        try upsert(contentsOf: [instance], in: db)
     }
 
     /// The bulk path for seeding and sync: one set of prepared statements for all instances.
     /// Run it inside one transaction (a GRDB `write` block) for speed.
-    public static func upsert<S: Sequence>(contentsOf instances: S, in db: Database) throws where S.Element == WireInstance {
-        try ContentWriter(db).upsertAll(instances)
+    public static func upsert<S: Sequence>(contentsOf instances: S, in db: any SQLExecutor) throws
+    where S.Element == WireInstance {
+        if let db = db as? Database {
+            try ContentWriter(db).upsertAll(instances)
+        } else {
+            var writer = PortableContentWriter(db)
+            try writer.upsertAll(instances)
+        }
     }
 
     /// Soft-deletes an instance: sets `deleted_at` (and `deleted_by`) and returns the new state, or
     /// nil when there is no such instance. An instance already deleted keeps its first deletion.
     @discardableResult
-    public static func softDelete(id: String, at time: Int64, by editor: String?, in db: Database) throws -> WireInstance? {
-        try db.execute(
-            sql: "UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE id = ? AND deleted_at IS NULL",
-            arguments: [time, editor, id])
+    public static func softDelete(id: String, at time: Int64, by editor: String?, in db: any SQLExecutor) throws -> WireInstance? {
+        try db.execute("UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE id = ? AND deleted_at IS NULL", time, editor, id)
         return try instance(id: id, in: db)
     }
 
     /// Soft-deletes every not-yet-deleted instance of a module; returns how many it deleted.
     @discardableResult
-    public static func truncate(moduleId: String, at time: Int64, by editor: String? = nil, in db: Database) throws -> Int {
+    public static func truncate(moduleId: String, at time: Int64, by editor: String? = nil, in db: any SQLExecutor) throws -> Int {
         try db.execute(
-            sql: "UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE module = ? AND deleted_at IS NULL",
-            arguments: [time, editor, moduleId])
-        return db.changesCount
+            "UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE module = ? AND deleted_at IS NULL", time, editor,
+            moduleId)
     }
 
     /// Removes instances and everything indexed about them (no trace left for sync).
-    public static func hardDelete(ids: [String], in db: Database) throws {
+    public static func hardDelete(ids: [String], in db: any SQLExecutor) throws {
         for chunk in ids.chunked(into: 5000) {
-            let pks = try Int64.fetchAll(
-                db, sql: "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
-                arguments: [ContentReader.jsonArray(Array(chunk))])
+            let pks = try db.fetchColumn(
+                Int64.self, "SELECT pk FROM content_instance WHERE id IN (\(db.dialect.elements(of: .text)))",
+                ContentReader.jsonArray(Array(chunk)))
             let list = ContentReader.jsonArray(pks)
-            try TrigramIndex.remove(instances: pks, in: db)
+            if let db = db as? Database { try TrigramIndex.remove(instances: pks, in: db) }
             for table in ["content_value", "content_tag"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE instance IN (SELECT value FROM json_each(?))", arguments: [list])
+                try db.execute("DELETE FROM \(table) WHERE instance IN (\(db.dialect.elements(of: .integer)))", list)
             }
             for table in ["content_body", "content_instance"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE pk IN (SELECT value FROM json_each(?))", arguments: [list])
+                try db.execute("DELETE FROM \(table) WHERE pk IN (\(db.dialect.elements(of: .integer)))", list)
             }
         }
     }
@@ -78,64 +81,67 @@ public enum ContentTables {
     // MARK: Reading
 
     /// The stored instance with this id (deleted or not), or nil.
-    public static func instance(id: String, in db: Database) throws -> WireInstance? {
+    public static func instance(id: String, in db: any SQLExecutor) throws -> WireInstance? {
         let sql = "SELECT \(ContentReader.columns) FROM \(ContentReader.source) WHERE i.id = ?"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]) else { return nil }
-        return try ContentReader.instance(from: row)
+        if let db = db as? Database {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]) else { return nil }
+            return try ContentReader.instance(from: row)
+        }
+        return try db.fetchOne(sql, id).map { try ContentReader.instance(from: $0) }
     }
 
     /// The module of the instance with this id and whether it is deleted, without reading the
     /// instance (nil: no such id). For checks over many rows (imports).
-    public static func moduleAndDeletion(ofInstanceId id: String, in db: Database) throws -> (module: String, isDeleted: Bool)? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT module, deleted_at IS NOT NULL FROM content_instance WHERE id = ?"), arguments: [id]
-        ).map { ($0[0], $0[1]) }
+    public static func moduleAndDeletion(ofInstanceId id: String, in db: any SQLExecutor) throws -> (module: String, isDeleted: Bool)? {
+        let sql = "SELECT module, deleted_at IS NOT NULL FROM content_instance WHERE id = ?"
+        if let db = db as? Database {
+            return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]).map { ($0[0], $0[1]) }
+        }
+        return try db.fetchOne(sql, id).map { (try $0.get(at: 0), try $0.get(at: 1)) }
     }
 
     /// The stored instances with these ids, in the order given (unknown ids skipped).
-    public static func instances(ids: [String], in db: Database) throws -> [WireInstance] {
+    public static func instances(ids: [String], in db: any SQLExecutor) throws -> [WireInstance] {
         var result: [WireInstance] = []
         for chunk in ids.chunked(into: 5000) {
-            let pks = try Int64.fetchAll(
-                db, sql: "SELECT i.pk FROM content_instance i JOIN json_each(?) j ON i.id = j.value ORDER BY j.key",
-                arguments: [ContentReader.jsonArray(Array(chunk))])
+            let pks = try db.fetchColumn(
+                Int64.self,
+                """
+                SELECT i.pk FROM content_instance i JOIN (\(db.dialect.elements(of: .text, withPosition: true))) j ON i.id = j.value
+                ORDER BY j.position
+                """, ContentReader.jsonArray(Array(chunk)))
             result += try ContentReader.instances(pks: pks, in: db)
         }
         return result
     }
 
     /// The ids of the not-deleted instances of a module, in storage order.
-    public static func liveInstanceIds(moduleId: String, in db: Database) throws -> [String] {
-        try String.fetchAll(
-            db, sql: "SELECT id FROM content_instance WHERE module = ? AND deleted_at IS NULL ORDER BY pk", arguments: [moduleId])
+    public static func liveInstanceIds(moduleId: String, in db: any SQLExecutor) throws -> [String] {
+        try db.fetchColumn(String.self, "SELECT id FROM content_instance WHERE module = ? AND deleted_at IS NULL ORDER BY pk", moduleId)
     }
 
     /// The number of not-deleted instances of a module.
-    public static func count(moduleId: String, in db: Database) throws -> Int {
-        try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM content_instance WHERE module = ? AND deleted_at IS NULL",
-            arguments: [moduleId]) ?? 0
+    public static func count(moduleId: String, in db: any SQLExecutor) throws -> Int {
+        try db.fetchValue(Int.self, "SELECT count(*) FROM content_instance WHERE module = ? AND deleted_at IS NULL", moduleId) ?? 0
     }
 
     /// The latest creation, update or deletion time stored (ms), 0 when nothing is stored.
-    public static func latestStamp(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(
-            db,
-            sql: """
-                SELECT max(coalesce(max(created_at), 0), coalesce(max(updated_at), 0), coalesce(max(deleted_at), 0))
-                FROM content_instance
-                """) ?? 0
+    public static func latestStamp(in db: any SQLExecutor) throws -> Int64 {
+        let greatest = db.dialect == .postgres ? "greatest" : "max"
+        return try db.fetchValue(
+            Int64.self,
+            """
+            SELECT \(greatest)(coalesce(max(created_at), 0), coalesce(max(updated_at), 0), coalesce(max(deleted_at), 0))
+            FROM content_instance
+            """) ?? 0
     }
 
     /// Not-deleted instance counts per module id (modules without instances are absent).
-    public static func moduleCounts(in db: Database) throws -> [String: Int] {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT module, count(*) FROM content_instance WHERE deleted_at IS NULL GROUP BY module
-                """)
+    public static func moduleCounts(in db: any SQLExecutor) throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for row in rows { counts[row[0]] = row[1] }
+        for row in try db.fetchAll("SELECT module, count(*) FROM content_instance WHERE deleted_at IS NULL GROUP BY module") {
+            counts[try row.get(at: 0)] = try row.get(at: 1)
+        }
         return counts
     }
 }

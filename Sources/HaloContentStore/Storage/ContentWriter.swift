@@ -26,19 +26,7 @@ final class ContentWriter {
 
     init(_ db: Database) throws {
         self.db = db
-        upsertInstance = try db.cachedStatement(
-            sql: """
-                INSERT INTO content_instance (id, module, name, name_folded, created_at, updated_at, published_at,
-                    removed_at, archived_at, deleted_at, created_by, updated_by, deleted_by, customer_id, revision)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
-                    name_folded = excluded.name_folded, created_at = excluded.created_at, updated_at = excluded.updated_at,
-                    published_at = excluded.published_at, removed_at = excluded.removed_at,
-                    archived_at = excluded.archived_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
-                    updated_by = excluded.updated_by, deleted_by = excluded.deleted_by, customer_id = excluded.customer_id,
-                    revision = excluded.revision
-                RETURNING pk
-                """)
+        upsertInstance = try db.cachedStatement(sql: ContentRows.upsertInstanceSQL)
         // An update that keeps module, createdAt and deletedAt (the usual edit) sets only the
         // other columns: SQLite then leaves the four indexes over those columns untouched, where
         // the upsert above rewrites an entry in each (a random page per index and instance).
@@ -93,7 +81,7 @@ final class ContentWriter {
         var validCount = 0
         var failure: (any Error)?
         for instance in batch {
-            do { _ = try Self.validatedCreatedAt(instance) } catch { failure = error; break }
+            do { _ = try ContentRows.validatedCreatedAt(instance) } catch { failure = error; break }
             validCount += 1
         }
         try write(valid: batch.prefix(validCount))
@@ -102,7 +90,7 @@ final class ContentWriter {
 
     private func write(valid batch: ArraySlice<WireInstance>) throws {
         guard !batch.isEmpty else { return }
-        let encoded = batch.map(EncodedContent.init)
+        let encoded = batch.map(ContentRows.Body.init)
         let kept = try keptContent(batch, encoded)
         let pks = try batch.map { try upsertMetadata($0, keepingIndexedColumns: kept.indexedColumns.contains($0.id)) }
         // Only instances whose values change leave and re-enter the trigram index.
@@ -124,18 +112,6 @@ final class ContentWriter {
         try TrigramIndex.add(instances: reindexed, in: db)
     }
 
-    /// An instance's `values` and `tags` as the JSON text stored in `content_body`.
-    private struct EncodedContent {
-        let values: String
-        let tags: String
-        let extra: String?
-        init(_ instance: WireInstance) {
-            values = JSONValue.objectText(instance.values)
-            tags = ContentWriter.tagsText(instance.tags)
-            extra = ContentWriter.extraText(instance)
-        }
-    }
-
     /// What `keptContent` found already stored, by instance id.
     private struct KeptContent {
         /// Value rows (and their trigram entries) already right.
@@ -154,7 +130,7 @@ final class ContentWriter {
     /// rewritten identically (value and tag rows are a function of module, values and key), so
     /// they are kept. An edit that changes only metadata, the usual incremental sync, then touches
     /// no value index, trigram page or body, and only the indexes of the columns it changes.
-    private func keptContent(_ batch: ArraySlice<WireInstance>, _ encoded: [EncodedContent]) throws -> KeptContent {
+    private func keptContent(_ batch: ArraySlice<WireInstance>, _ encoded: [ContentRows.Body]) throws -> KeptContent {
         // One statement for the whole batch: a first sync (nothing stored) pays one index probe
         // per instance inside SQLite and no per-row round trip.
         struct Stored {
@@ -198,11 +174,11 @@ final class ContentWriter {
     /// Inserts or replaces the instance's `content_instance` row; returns its key.
     /// `keepingIndexedColumns`: the stored row has the same module, createdAt and deletedAt.
     private func upsertMetadata(_ instance: WireInstance, keepingIndexedColumns: Bool) throws -> Int64 {
-        let createdAt = try Self.validatedCreatedAt(instance)
+        let createdAt = try ContentRows.validatedCreatedAt(instance)
         if keepingIndexedColumns {
             var row = RowBinding(updateChangingMetadata)
             row.add(instance.name)
-            row.add(Self.folded(instance.name))
+            row.add(ContentRows.folded(instance.name))
             row.add(instance.updatedAt)
             row.add(instance.publishedAt)
             row.add(instance.removedAt)
@@ -219,7 +195,7 @@ final class ContentWriter {
         row.add(instance.id)
         row.add(instance.module)
         row.add(instance.name)
-        row.add(Self.folded(instance.name))
+        row.add(ContentRows.folded(instance.name))
         row.add(createdAt)
         row.add(instance.updatedAt)
         row.add(instance.publishedAt)
@@ -237,22 +213,10 @@ final class ContentWriter {
         return pk
     }
 
-    /// What an instance needs to be stored: an id, a module and createdAt (returned).
-    private static func validatedCreatedAt(_ instance: WireInstance) throws -> Int64 {
-        guard !instance.id.isEmpty else { throw ContentStoreError.invalidInstance("an instance needs an id to be stored") }
-        guard !instance.module.isEmpty else {
-            throw ContentStoreError.invalidInstance("instance \(instance.id) has no module")
-        }
-        guard let createdAt = instance.createdAt else {
-            throw ContentStoreError.invalidInstance("instance \(instance.id) has no createdAt")
-        }
-        return createdAt
-    }
-
     /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index
     /// unless `keepValues`); kept rows already hold what the instance would write.
     private func writeContent(
-        _ instance: WireInstance, _ content: EncodedContent, pk: Int64,
+        _ instance: WireInstance, _ content: ContentRows.Body, pk: Int64,
         keepBody: Bool, keepValues: Bool, keepTags: Bool
     ) throws {
         if !keepBody {
@@ -269,7 +233,7 @@ final class ContentWriter {
             for (fieldName, value) in instance.values {
                 let field = try knownFields[fieldName] ?? fieldNumber(module: instance.module, name: fieldName)
                 var ord: Int64 = 0
-                try Self.forEachScalar(in: value, depth: 0) { scalar in
+                try ContentRows.forEachScalar(in: value, depth: 0) { scalar in
                     try insertScalar(scalar, instance: pk, field: field, ord: ord)
                     ord += 1
                 }
@@ -288,56 +252,17 @@ final class ContentWriter {
     }
 
     private func insertScalar(_ scalar: JSONValue, instance: Int64, field: Int64, ord: Int64) throws {
-        let kind: ValueKind
-        var num: Double?
-        var str: String?
-        var folded: String?
-        var trigram = false
-        switch scalar {
-        case .bool(let b): kind = .bool; num = b ? 1 : 0
-        case .number(let n): kind = .number; num = n
-        case .string(let s):
-            kind = .string
-            str = s
-            let lower = Self.folded(s)
-            if lower != s { folded = lower }
-            trigram = TrigramIndex.isIndexable(folded: lower, instance: instance, field: field, ord: ord)
-        default: kind = .null
-        }
+        let value = ContentRows.Value(scalar, instance: instance, field: field, ord: ord)
         var row = RowBinding(insertValue)
         row.add(instance)
         row.add(field)
         row.add(ord)
-        row.add(kind.rawValue)
-        row.add(num)
-        row.add(str)
-        row.add(folded)
-        row.add(trigram)
+        row.add(value.kind.rawValue)
+        row.add(value.num)
+        row.add(value.str)
+        row.add(value.folded)
+        row.add(value.trigram)
         try insertValue.execute()
-    }
-
-    /// Lists and objects (localized text) are indexed by their members so that comparisons match
-    /// element-wise; an empty list indexes nothing (it counts as absent). Two levels are enough
-    /// for every HALO field type; deeper structure is not searchable.
-    private static func forEachScalar(in value: JSONValue, depth: Int, _ body: (JSONValue) throws -> Void) throws {
-        switch value {
-        case .array(let elements):
-            guard depth < 2 else { return }
-            for element in elements { try forEachScalar(in: element, depth: depth + 1, body) }
-        case .object(let members):
-            guard depth < 2 else { return }
-            for key in members.keys.sorted() {
-                if let member = members[key] { try forEachScalar(in: member, depth: depth + 1, body) }
-            }
-        default:
-            try body(value)
-        }
-    }
-
-    /// `text.lowercased()`, without making a new string when it is already lowercase ASCII (most
-    /// values of a bulk load: ids, codes, words).
-    private static func folded(_ text: String) -> String {
-        text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } ? text : text.lowercased()
     }
 
     private func fieldNumber(module: String, name: String) throws -> Int64 {
@@ -350,17 +275,6 @@ final class ContentWriter {
         return number
     }
 
-    static func tagsText(_ tags: [WireTag]) -> String {
-        JSONValue.array(tags.map(\.jsonValue)).compactJSONText
-    }
-
-    /// pushSchedule / externalId are kept only when a client set them.
-    private static func extraText(_ instance: WireInstance) -> String? {
-        var extra: [String: JSONValue] = [:]
-        if let pushSchedule = instance.pushSchedule, !pushSchedule.isNull { extra["pushSchedule"] = pushSchedule }
-        if let externalId = instance.externalId, !externalId.isNull { extra["externalId"] = externalId }
-        return extra.isEmpty ? nil : JSONValue.objectText(extra)
-    }
 }
 
 extension JSONValue {
