@@ -143,7 +143,7 @@ let package = Package(
             swiftSettings: strict),
 
         // What several test targets share: a `halo-server` child process, TLS servers made with OpenSSL.
-        .target(name: "HaloTestSupport", path: "Tests/HaloTestSupport", swiftSettings: strict),
+        .target(name: "HaloTestSupport", dependencies: ["HaloServer"], path: "Tests/HaloTestSupport", swiftSettings: strict),
         .testTarget(
             name: "HaloContentStoreTests",
             dependencies: ["HaloContentStore", .product(name: "GRDB", package: "GRDB.swift")],

@@ -13,7 +13,13 @@ final class StorageSafetyTests: XCTestCase {
         await server?.stop(removeData: false)
         server = nil
         if let mountPoint {
-            let status = Self.run("/bin/umount", [mountPoint.path]).status
+            // The server process may still be closing its files when stop returns (seen under
+            // load): a busy mount (status 32) is retried for a few seconds.
+            var status = Self.run("/bin/umount", [mountPoint.path]).status
+            for _ in 0..<50 where status == 32 {
+                try await Task.sleep(for: .milliseconds(100))
+                status = Self.run("/bin/umount", [mountPoint.path]).status
+            }
             XCTAssertEqual(status, 0, "umount \(mountPoint.path)")
             try? FileManager.default.removeItem(at: mountPoint)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HaloServer
 import Synchronization
 
 #if canImport(Glibc)
@@ -122,6 +123,13 @@ public final class PostgresCluster: Sendable {
     /// The address of `database` for `halo-server --database` (the password goes by PGPASSWORD).
     public func address(database: String) -> String {
         "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    }
+
+    /// The server's storage on a new, empty database of the cluster (signing in with the password).
+    public func storageOnNewDatabase(maximumConnections: Int = 4) throws -> PostgresStorage {
+        try PostgresStorage(
+            location: PostgresLocation(address(database: try makeDatabase()), environment: ["PGPASSWORD": Self.password]),
+            maximumConnections: maximumConnections)
     }
 
     /// Runs SQL with psql over the Unix socket (trusted, no password) and returns its output.

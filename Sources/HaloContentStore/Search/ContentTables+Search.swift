@@ -11,7 +11,7 @@ extension ContentTables {
     /// Empty `moduleIds` / `instanceIds` lists mean "no restriction".
     /// `limits` bound its size before any SQL is built (the server passes its configured ones).
     public static func search(
-        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: Database
+        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: any SQLExecutor
     ) throws -> SearchPage {
         let found = try matchingPage(request, schema: schema, limits: limits, in: db)
         let stored = try ContentReader.instances(pks: found.pks, in: db)
@@ -31,7 +31,7 @@ extension ContentTables {
     /// no instance is built and encoded again. The returned page has no `items`. Not for requests
     /// that `needsInstances`; `search` serves those.
     public static func searchAsWireJSON(
-        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: Database
+        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: any SQLExecutor
     ) throws -> (page: SearchPage, items: String) {
         guard !request.needsInstances else {
             throw ContentStoreError.invalidRequest("a search with fields or include is answered by search(_:), not as stored JSON")
@@ -54,7 +54,7 @@ extension ContentTables {
 
     /// What a search matches: the keys of the requested page in order, and the page's numbers.
     private static func matchingPage(
-        _ request: SearchRequest, schema: SearchSchema, limits: SearchLimits, in db: Database
+        _ request: SearchRequest, schema: SearchSchema, limits: SearchLimits, in db: any SQLExecutor
     ) throws -> (pks: [Int64], total: Int, page: Int, limit: Int, skip: Bool) {
         try request.checkLimits(limits)
         try request.searchValues?.validate(maxDepth: limits.filterDepth)
@@ -69,7 +69,7 @@ extension ContentTables {
         }
 
         let scope = try narrowedScope(moduleScope(of: request, schema: schema), in: db)
-        let capacity = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(pk) FROM content_instance")) ?? 0) + 1
+        let capacity = (try db.fetchValue(Int64.self, "SELECT max(pk) FROM content_instance") ?? 0) + 1
         // A positive value filter only matches instances of the scoped modules (the fields it
         // compares are theirs), so their instance list, a scan of every key of those modules, is
         // not needed: all instances stand in for it (negations stay inside the filter's `and`s).
@@ -81,8 +81,8 @@ extension ContentTables {
         if let ids = request.instanceIds, !ids.isEmpty {
             matches.formIntersection(
                 try instanceSet(
-                    "SELECT pk FROM content_instance WHERE id IN (SELECT value FROM json_each(?))",
-                    [ContentReader.jsonArray(ids)], capacity: capacity, in: db))
+                    "SELECT pk FROM content_instance WHERE id IN (\(db.dialect.elements(of: .text)))",
+                    [.text(ContentReader.jsonArray(ids))], capacity: capacity, in: db))
         }
         for relation in request.relatedTo ?? [] where !matches.isEmpty {
             let operation: FilterOperation = relation.instanceIds.contains("*") ? .notEqual : .in
@@ -127,7 +127,7 @@ extension ContentTables {
     /// nil (no restriction) when `scope` names every module that has instances, as a client
     /// listing all its modules does: "these modules" is then everything, which needs neither a
     /// scan of their keys nor module conditions in the comparisons.
-    private static func narrowedScope(_ scope: [String]?, in db: Database) throws -> [String]? {
+    private static func narrowedScope(_ scope: [String]?, in db: any SQLExecutor) throws -> [String]? {
         guard let scope else { return nil }
         let named = Set(scope)
         var coversAll = true
@@ -140,28 +140,26 @@ extension ContentTables {
 
     /// The modules that have instances, in order, until `body` returns false: one index seek
     /// per module (a skip scan of the module index), not a scan of the instances.
-    private static func forEachModuleWithInstances(in db: Database, _ body: (String) -> Bool) throws {
-        let first = try db.cachedStatement(sql: "SELECT min(module) FROM content_instance")
-        let next = try db.cachedStatement(sql: "SELECT min(module) FROM content_instance WHERE module > ?")
-        var module = try String.fetchOne(first)
+    private static func forEachModuleWithInstances(in db: any SQLExecutor, _ body: (String) -> Bool) throws {
+        var module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance")
         while let current = module, body(current) {
-            module = try String.fetchOne(next, arguments: [current])
+            module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance WHERE module > ?", current)
         }
     }
 
     private static func instanceSet(
-        _ sql: String, _ arguments: StatementArguments, capacity: Int64, in db: Database
+        _ sql: String, _ arguments: [SQLValue], capacity: Int64, in db: any SQLExecutor
     ) throws -> RowSet {
         try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
 
     /// The instances of the searched modules (what negations complement) and the live (not
     /// deleted) ones among them.
-    private static func searchedInstances(scope: [String]?, capacity: Int64, in db: Database) throws -> (RowSet, RowSet) {
+    private static func searchedInstances(scope: [String]?, capacity: Int64, in db: any SQLExecutor) throws -> (RowSet, RowSet) {
         guard let scope else {
             // All modules: when no key was ever freed, every key up to max(pk) exists and the
             // universe needs no scan; deleted instances come from a small partial index.
-            let count = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM content_instance")) ?? 0
+            let count = try db.fetchValue(Int64.self, "SELECT count(*) FROM content_instance") ?? 0
             var universe = RowSet(capacity: capacity)
             if count == capacity - 1 {
                 universe = RowSet(filledBelow: capacity)
@@ -174,6 +172,15 @@ extension ContentTables {
         }
         var universe = RowSet(capacity: capacity)
         var live = RowSet(capacity: capacity)
+        guard let db = db as? Database else {
+            let sql = "SELECT pk, deleted_at IS NULL FROM content_instance WHERE module IN (\(db.dialect.elements(of: .text)))"
+            for row in try db.fetchAll(sql, ContentReader.jsonArray(scope)) {
+                let pk: Int64 = try row.get(at: 0)
+                universe.insert(pk)
+                if try row.get(at: 1, as: Bool.self) { live.insert(pk) }
+            }
+            return (universe, live)
+        }
         try KeyScan.forEach(
             db.cachedStatement(sql: "SELECT pk, deleted_at IS NULL FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
             arguments: [ContentReader.jsonArray(scope)], in: db
@@ -188,13 +195,14 @@ extension ContentTables {
     /// Untagged instances are visible to everyone; tagged ones must share one (partial) or all
     /// (total) of the requested (name, value) pairs.
     private static func segmentVisible(
-        _ tags: [WireTag], mode: SegmentMode, universe: RowSet, capacity: Int64, in db: Database
+        _ tags: [WireTag], mode: SegmentMode, universe: RowSet, capacity: Int64, in db: any SQLExecutor
     ) throws -> RowSet {
         let tagged = try instanceSet("SELECT DISTINCT instance FROM content_tag", [], capacity: capacity, in: db)
         var matching: RowSet? = nil
         for tag in tags {
             let carriers = try instanceSet(
-                "SELECT instance FROM content_tag WHERE name = ? AND value = ?", [tag.name, tag.value], capacity: capacity, in: db)
+                "SELECT instance FROM content_tag WHERE name = ? AND value = ?", [.text(tag.name), .text(tag.value)], capacity: capacity,
+                in: db)
             if var current = matching {
                 if mode == .partial { current.formUnion(carriers) } else { current.formIntersection(carriers) }
                 matching = current
@@ -215,13 +223,14 @@ extension ContentTables {
     /// Otherwise hand SQLite the matching keys and let it sort them (a top-N sort with a limit).
     private static func orderedPage(
         of matches: RowSet, searched: Int, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
-        in db: Database
+        in db: any SQLExecutor
     ) throws -> [Int64] {
         let count = matches.count
         guard count > 0, offset < count else { return [] }
         // Expected rows walked: (offset + limit) / density, where `searched` bounds the instances
         // the walk may pass over; worth it when far below the matches a sort would read.
-        if let limit, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
+        // The merged walk steps SQLite's statements; PostgreSQL sorts the matches (a top-N sort).
+        if let limit, let db = db as? Database, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
             (Double(offset) + Double(limit)) * Double(searched) / Double(count) < Double(count) / 4,
             let walk = try mergedIndexWalk(sortKeys: sortKeys, scope: scope, in: db)
         {
@@ -238,15 +247,25 @@ extension ContentTables {
                 })
             return page
         }
-        let sql =
-            "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) ORDER BY \(orderBy(sortKeys)) LIMIT ? OFFSET ?"
-        return try Int64.fetchAll(
-            db.cachedStatement(sql: sql), arguments: [ContentReader.jsonArray(matches.members), limit ?? -1, offset])
+        let sql = """
+            SELECT pk FROM content_instance WHERE pk IN (\(db.dialect.elements(of: .integer)))
+            ORDER BY \(orderBy(sortKeys, db.dialect)) LIMIT ? OFFSET ?
+            """
+        let keys = ContentReader.jsonArray(matches.members)
+        if let db = db as? Database {
+            return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: [keys, limit ?? -1, offset])
+        }
+        // No limit: NULL to PostgreSQL (-1 to SQLite).
+        let bindings: [SQLValue] = [.text(keys), limit.map { .integer(Int64($0)) } ?? .null, .integer(Int64(offset))]
+        return try db.select(sql, bindings: bindings).map { try $0.get(at: 0) }
     }
 
-    /// The ORDER BY list of the sort keys, then the id (so the order is total).
-    private static func orderBy(_ sortKeys: [SortKey]) -> String {
-        (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]).joined(separator: ", ")
+    /// The ORDER BY list of the sort keys, then the id (so the order is total). Nulls come first
+    /// ascending and last descending, as SQLite orders them (PostgreSQL is told so).
+    private static func orderBy(_ sortKeys: [SortKey], _ dialect: SQLDialect = .sqlite) -> String {
+        let nulls = { (ascending: Bool) in dialect == .postgres ? (ascending ? " NULLS FIRST" : " NULLS LAST") : "" }
+        return (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")\(nulls($0.ascending))" } + ["id ASC"])
+            .joined(separator: ", ")
     }
 
     /// Most modules a merged walk reads at once; beyond, the matches are sorted instead.
@@ -290,7 +309,7 @@ extension ContentTables {
 
     /// The not-deleted instances the page's relation fields point at (see `SearchPage.included`).
     private static func includedInstances(
-        for items: [WireInstance], request: SearchRequest, schema: SearchSchema, in db: Database
+        for items: [WireInstance], request: SearchRequest, schema: SearchSchema, in db: any SQLExecutor
     ) throws -> [WireInstance] {
         guard let include = request.include, !include.isEmpty else { return [] }
         let includeAll = include.contains("all")

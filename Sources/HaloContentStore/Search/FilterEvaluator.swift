@@ -17,7 +17,7 @@ import GRDB
 ///   their bytes; a null operand matches nothing.
 /// - `like` is a case-insensitive substring match on strings; `%` and `_` are literal.
 struct FilterEvaluator {
-    let db: Database
+    let db: any SQLExecutor
     /// Every instance in the searched modules (deleted ones included): what negations complement.
     let universe: RowSet
     /// Module ids the search is restricted to; nil = all modules.
@@ -34,7 +34,7 @@ struct FilterEvaluator {
     /// Whether `like` may use the trigram index (tests turn it off to compare with the scan).
     var useTrigramIndex = true
 
-    init(db: Database, universe: RowSet, moduleScope: [String]?, capacity: Int64) {
+    init(db: any SQLExecutor, universe: RowSet, moduleScope: [String]?, capacity: Int64) {
         self.db = db
         self.universe = universe
         self.moduleScope = moduleScope
@@ -118,14 +118,15 @@ struct FilterEvaluator {
     /// out (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
     /// patterns, and a small candidate set (probed), keep the plain LIKE over every string.
     private func valueLike(_ texts: [String], fields: [Int64]) throws -> RowSet {
-        let patterns = StatementArguments(texts.map(Self.likePattern))
+        let patterns = texts.map { SQLValue.text(Self.likePattern($0)) }
         let likes = Array(repeating: "coalesce(folded, str) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ")
         let folded = texts.map { $0.lowercased() }
         let ascii = folded.allSatisfy { TrigramIndex.isPlainASCII($0, maxBytes: .max) }
         let lookedUp = folded.allSatisfy {
             !TrigramIndex.isPlainASCII($0, maxBytes: .max) || $0.utf8.count >= TrigramIndex.minPatternBytes
         }
-        guard useTrigramIndex, probeList() == nil, lookedUp else {
+        // PostgreSQL: its pg_trgm index (`content_value_trigram`) serves the LIKE itself.
+        guard useTrigramIndex, probeList() == nil, lookedUp, let db = db as? Database else {
             return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
         }
         var result = try rows(
@@ -176,8 +177,7 @@ struct FilterEvaluator {
     private func holdOneValue(_ fields: [Int64]) throws -> Bool {
         guard !fields.isEmpty else { return true }
         let list = fields.map(String.init).joined(separator: ",")
-        return try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(list))")) == 0
+        return try db.fetchValue(Int.self, "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(list))") == 0
     }
 
     /// Within one `and`, numeric range comparisons on the same field (`price >= 10`,
@@ -205,7 +205,7 @@ struct FilterEvaluator {
                 continue
             }
             let condition = (["kind = 2"] + list.map { "num \($0.0.wireName) ?" }).joined(separator: " AND ")
-            sets.append(try rows(condition, StatementArguments(list.map(\.1)), fields: fields))
+            sets.append(try rows(condition, list.map { .real($0.1) }, fields: fields))
         }
         return (sets, rest)
     }
@@ -259,8 +259,8 @@ struct FilterEvaluator {
         if !numbers.isEmpty {
             result.formUnion(
                 try rows(
-                    "kind = 2 AND num IN (SELECT value FROM json_each(?))",
-                    [JSONValue.array(numbers).compactJSONText], fields: fields))
+                    "kind = 2 AND num IN (\(db.dialect.elements(of: .real)))",
+                    [.text(JSONValue.array(numbers).compactJSONText)], fields: fields))
         }
         if !strings.isEmpty {
             // Placeholders, not json_each: SQLite seeks the index per listed string only for a
@@ -270,14 +270,14 @@ struct FilterEvaluator {
                 result.formUnion(
                     try rows(
                         "kind = 3 AND num IS NULL AND str IN (\(placeholders))",
-                        StatementArguments(Array(texts)), fields: fields))
+                        texts.map(SQLValue.text), fields: fields))
             }
         }
         if !booleans.isEmpty {
             result.formUnion(
                 try rows(
-                    "kind = 1 AND num IN (SELECT value FROM json_each(?))",
-                    [JSONValue.array(booleans).compactJSONText], fields: fields))
+                    "kind = 1 AND num IN (\(db.dialect.elements(of: .real)))",
+                    [.text(JSONValue.array(booleans).compactJSONText)], fields: fields))
         }
         return result
     }
@@ -286,14 +286,14 @@ struct FilterEvaluator {
         let sqlOperator = op.wireName
         switch value {
         case .number(let n):
-            return try rows("kind = 2 AND num \(sqlOperator) ?", [n], fields: fields)
+            return try rows("kind = 2 AND num \(sqlOperator) ?", [.real(n)], fields: fields)
         case .string(let s):
             if let n = Self.number(fromText: s) {
-                return try rows("kind = 2 AND num \(sqlOperator) ?", [n], fields: fields)
+                return try rows("kind = 2 AND num \(sqlOperator) ?", [.real(n)], fields: fields)
             }
-            return try rows("kind = 3 AND num IS NULL AND str \(sqlOperator) ?", [s], fields: fields)
+            return try rows("kind = 3 AND num IS NULL AND str \(sqlOperator) ?", [.text(s)], fields: fields)
         case .bool(let b):
-            return try rows("kind = 1 AND num \(sqlOperator) ?", [b ? 1 : 0], fields: fields)
+            return try rows("kind = 1 AND num \(sqlOperator) ?", [.real(b ? 1 : 0)], fields: fields)
         case .null, .array, .object:
             return RowSet(capacity: capacity)
         }
@@ -302,7 +302,7 @@ struct FilterEvaluator {
     /// Instances having a value row of one of `fields` that satisfies `condition`.
     /// `index` pins the index a scan uses (a partial index SQLite might otherwise pass over).
     private func rows(
-        _ condition: String, _ arguments: StatementArguments, fields: [Int64], index: String? = nil
+        _ condition: String, _ arguments: [SQLValue], fields: [Int64], index: String? = nil
     ) throws -> RowSet {
         guard !fields.isEmpty else { return RowSet(capacity: capacity) }
         // Field numbers are our own integers, so inlining them is safe; it lets SQLite seek the
@@ -311,29 +311,31 @@ struct FilterEvaluator {
         if let probe = probeList() {
             // CROSS JOIN keeps the candidates outermost; `+field` makes each probe one seek on the
             // instance's rows (which sit together) instead of one per module's field number.
-            let sql = """
+            let sql =
+                db.dialect == .sqlite
+                ? """
                 SELECT v.instance FROM json_each(?) c CROSS JOIN content_value v ON v.instance = c.value
                 WHERE +v.field IN (\(list)) AND \(condition)
                 """
-            return try KeyScan.rowSet(sql, [probe] + arguments, capacity: capacity, in: db)
+                : """
+                SELECT v.instance FROM (\(db.dialect.elements(of: .integer))) c JOIN content_value v ON v.instance = c.value
+                WHERE v.field IN (\(list)) AND \(condition)
+                """
+            return try KeyScan.rowSet(sql, [.text(probe)] + arguments, capacity: capacity, in: db)
         }
-        let source = index.map { "content_value INDEXED BY \($0)" } ?? "content_value"
+        // Index hints are SQLite's; PostgreSQL plans the partial indexes by itself.
+        let source = index.flatMap { db.dialect == .sqlite ? "content_value INDEXED BY \($0)" : nil } ?? "content_value"
         let sql = "SELECT instance FROM \(source) WHERE field IN (\(list)) AND \(condition)"
         return try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
 
     private func fieldNumbers(named name: String) throws -> [Int64] {
         if let moduleScope {
-            return try Int64.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT field FROM content_field WHERE name = ? AND module IN (SELECT value FROM json_each(?))
-                        """),
-                arguments: [name, ContentReader.jsonArray(moduleScope)])
+            return try db.fetchColumn(
+                Int64.self, "SELECT field FROM content_field WHERE name = ? AND module IN (\(db.dialect.elements(of: .text)))",
+                name, ContentReader.jsonArray(moduleScope))
         }
-        return try Int64.fetchAll(
-            db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ?"),
-            arguments: [name])
+        return try db.fetchColumn(Int64.self, "SELECT field FROM content_field WHERE name = ?", name)
     }
 
     // MARK: - metadata
@@ -361,9 +363,11 @@ struct FilterEvaluator {
             guard kind == .text, let text = c.value.stringValue else {
                 throw ContentStoreError.invalidFilter("\"like\" cannot be used on the date \"\(c.property)\"")
             }
-            // name has a lowercased copy (full Unicode folding); the editors' names use SQLite's ASCII folding.
-            let subject = c.property == "name" ? "name_folded" : sql
-            return try instances(where: "\(subject) LIKE ? ESCAPE '\\'", [Self.likePattern(text)])
+            // name has a lowercased copy (full Unicode folding); the editors' names use SQLite's ASCII
+            // folding (its LIKE ignores the case of ASCII letters; lower() of the "C" collation folds
+            // exactly those on PostgreSQL, whose LIKE does not).
+            let subject = c.property == "name" ? "name_folded" : db.dialect == .postgres ? "lower(\(sql))" : sql
+            return try instances(where: "\(subject) LIKE ? ESCAPE '\\'", [.text(Self.likePattern(text))])
         case .unrecognized(let op):
             throw ContentStoreError.invalidFilter("unknown operation \"\(op)\"")
         }
@@ -380,7 +384,7 @@ struct FilterEvaluator {
         switch value {
         case .null: return try instancesWithoutValue(in: column)
         case .array(let elements): return try metadataIn(column, elements)
-        default: return try instances(where: "\(column.sql) = ?", [metadataOperand(column, value)])
+        default: return try instances(where: "\(column.sql) = ?", [try metadataOperand(column, value)])
         }
     }
 
@@ -390,11 +394,17 @@ struct FilterEvaluator {
             nonNull.count < operands.count ? try instancesWithoutValue(in: column) : RowSet(capacity: capacity)
         if !nonNull.isEmpty {
             let list = try nonNull.map { try metadataOperand(column, $0) }
-            let json =
-                column.kind == .date
-                ? JSONValue.array(list.compactMap { $0 as? Double }.map(JSONValue.number)).compactJSONText
-                : JSONValue.array(list.compactMap { $0 as? String }.map(JSONValue.string)).compactJSONText
-            result.formUnion(try instances(where: "\(column.sql) IN (SELECT value FROM json_each(?))", [json]))
+            let json = JSONValue.array(
+                list.compactMap { value in
+                    switch value {
+                    case .real(let n): .number(n)
+                    case .text(let s): .string(s)
+                    default: nil
+                    }
+                }
+            ).compactJSONText
+            let elements = db.dialect.elements(of: column.kind == .date ? .real : .text)
+            result.formUnion(try instances(where: "\(column.sql) IN (\(elements))", [.text(json)]))
         }
         return result
     }
@@ -408,28 +418,28 @@ struct FilterEvaluator {
     }
 
     /// The SQL operand for a metadata comparison: ms for dates, text for the others.
-    private func metadataOperand(_ column: MetadataProperty, _ value: JSONValue) throws -> any DatabaseValueConvertible & Sendable {
+    private func metadataOperand(_ column: MetadataProperty, _ value: JSONValue) throws -> SQLValue {
         switch column.kind {
         case .date:
-            if let n = value.doubleValue { return n }
-            if let s = value.stringValue, let n = Self.number(fromText: s) { return n }
+            if let n = value.doubleValue { return .real(n) }
+            if let s = value.stringValue, let n = Self.number(fromText: s) { return .real(n) }
             throw ContentStoreError.invalidFilter(
                 "\"\(column.name)\" compares with a number of milliseconds, not \(value.jsonString())")
         case .text:
-            return value.tagText
+            return .text(value.tagText)
         }
     }
 
-    private func instances(where condition: String, _ arguments: StatementArguments) throws -> RowSet {
+    private func instances(where condition: String, _ arguments: [SQLValue]) throws -> RowSet {
         if let probe = probeList() {
-            let sql = "SELECT pk FROM content_instance WHERE pk IN (SELECT value FROM json_each(?)) AND \(condition)"
-            return try KeyScan.rowSet(sql, [probe] + arguments, capacity: capacity, in: db)
+            let sql = "SELECT pk FROM content_instance WHERE pk IN (\(db.dialect.elements(of: .integer))) AND \(condition)"
+            return try KeyScan.rowSet(sql, [.text(probe)] + arguments, capacity: capacity, in: db)
         }
         var sql = "SELECT pk FROM content_instance WHERE \(condition)"
         var allArguments = arguments
         if let moduleScope {
-            sql += " AND module IN (SELECT value FROM json_each(?))"
-            allArguments += [ContentReader.jsonArray(moduleScope)]
+            sql += " AND module IN (\(db.dialect.elements(of: .text)))"
+            allArguments += [.text(ContentReader.jsonArray(moduleScope))]
         }
         return try KeyScan.rowSet(sql, allArguments, capacity: capacity, in: db)
     }

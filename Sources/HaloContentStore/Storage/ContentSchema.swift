@@ -100,8 +100,9 @@ enum ContentSchema {
     }
 
     /// Migration `content_v1` on PostgreSQL: the same tables and indexes, with the names
-    /// `content_v2_snake_case` gave them on SQLite (PostgreSQL's support began after it). Not yet
-    /// here: the trigram index, which the search language on PostgreSQL will bring (pg_trgm).
+    /// `content_v2_snake_case` gave them on SQLite (PostgreSQL's support began after it). Instead
+    /// of the FTS5 trigram table, a pg_trgm index of every string's lowercased text serves `like`
+    /// (the LIKE the search runs on `coalesce(folded, str)`, with 3 or more characters).
     static func createTablesOnPostgres(_ db: any SQLExecutor) throws {
         let (text, integer, real, key) = (PostgresTypes.text, PostgresTypes.integer, PostgresTypes.real, PostgresTypes.generatedKey)
         let metadata = camelCaseColumnsOfV1.map(\.new)
@@ -145,6 +146,9 @@ enum ContentSchema {
             try db.execute(index.createSQL)
         }
         try db.execute("CREATE INDEX content_instance_module_updated ON content_instance(module, updated_at)")
+        try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        try db.execute(
+            "CREATE INDEX content_value_trigram ON content_value USING gin (coalesce(folded, str) gin_trgm_ops) WHERE kind = 3")
     }
 
     /// The metadata columns `content_v1` named in camelCase, with their snake_case names.

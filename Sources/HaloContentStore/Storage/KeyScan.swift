@@ -41,10 +41,15 @@ enum KeyScan {
         }
     }
 
-    /// The set of the first column's integers.
-    static func rowSet(_ sql: String, _ arguments: StatementArguments = [], capacity: Int64, in db: Database) throws -> RowSet {
+    /// The set of the first column's integers. Other databases than SQLite answer through their
+    /// executor.
+    static func rowSet(_ sql: String, _ arguments: [SQLValue] = [], capacity: Int64, in db: any SQLExecutor) throws -> RowSet {
         var result = RowSet(capacity: capacity)
-        try forEach(db.cachedStatement(sql: sql), arguments: arguments, in: db) { row in
+        guard let db = db as? Database else {
+            for row in try db.select(sql, bindings: arguments) { result.insert(try row.get(at: 0)) }
+            return result
+        }
+        try forEach(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments.map(\.databaseValue)), in: db) { row in
             result.insert(sqlite3_column_int64(row, 0))
         }
         return result

@@ -47,24 +47,29 @@ extension HaloServerAdmin {
                     ModuleSpec(name: "Bench \(index + 1)", fields: moduleFields), id: id, createdBy: "Benchmark", now: base, in: db)
             }
         }
-        let extraFields = moduleFields.dropFirst(Self.benchmarkFields.count)
         // Chunks of 20,000 per transaction keep memory flat; each chunk uses the store's bulk path.
         let chunk = 20_000
         var start = 0
         while start < instances {
             let end = min(start + chunk, instances)
-            var batch: [WireInstance] = []
-            batch.reserveCapacity(end - start)
-            for index in start..<end {
-                var instance = Self.benchmarkInstance(index, module: moduleIds[index % modules], base: base, &random)
-                for field in extraFields { instance.values[field.name] = Self.extraValue(field, index: index, base: base) }
-                batch.append(instance)
-            }
-            let items = batch
+            let items = Self.benchmarkInstances(start..<end, moduleIds: moduleIds, fields: moduleFields, base: base, &random)
             try await environment.database.write { db in try ContentTables.upsert(contentsOf: items, in: db) }
             start = end
         }
         return moduleIds
+    }
+
+    /// The benchmark instances of these indexes, spread over `moduleIds`, drawing from `random`
+    /// (the draws of index n follow those of n − 1).
+    static func benchmarkInstances(
+        _ indexes: Range<Int>, moduleIds: [String], fields: [ModuleField], base: Int64, _ random: inout SeedRandom
+    ) -> [WireInstance] {
+        let extraFields = fields.dropFirst(Self.benchmarkFields.count)
+        return indexes.map { index in
+            var instance = Self.benchmarkInstance(index, module: moduleIds[index % moduleIds.count], base: base, &random)
+            for field in extraFields { instance.values[field.name] = Self.extraValue(field, index: index, base: base) }
+            return instance
+        }
     }
 
     private static func extraValue(_ field: ModuleField, index: Int, base: Int64) -> JSONValue {

@@ -32,7 +32,7 @@ enum SearchRoutes {
     /// The answer's body. Without a projection or included instances (the usual search), the
     /// items are written from their stored JSON (`ContentTables.searchAsWireJSON`), half the
     /// CPU of a short search; otherwise from the instances `ContentTables.search` builds.
-    static func answer(_ search: SearchRequest, limits: SearchLimits, in db: Database) throws -> Data {
+    static func answer(_ search: SearchRequest, limits: SearchLimits, in db: any SQLExecutor) throws -> Data {
         let schema = try searchSchema(for: search, in: db)
         if !search.needsInstances {
             let (page, items) = try ContentTables.searchAsWireJSON(search, schema: schema, limits: limits, in: db)
@@ -46,7 +46,7 @@ enum SearchRoutes {
     }
 
     /// What the store needs to know about modules; unknown modules are 400.
-    private static func searchSchema(for search: SearchRequest, in db: Database) throws -> SearchSchema {
+    private static func searchSchema(for search: SearchRequest, in db: any SQLExecutor) throws -> SearchSchema {
         let modules = try ModuleCatalog.all(in: db)
         let idsByName = Dictionary(grouping: modules, by: \.name).mapValues { $0.map(\.id) }
         let known = Set(modules.map(\.id))

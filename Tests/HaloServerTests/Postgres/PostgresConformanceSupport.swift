@@ -20,10 +20,7 @@ struct TwoBackEnds {
         migrator.register(migrations)
         try migrator.migrate(sqlite)
         let cluster = try PostgresCluster.shared()
-        let postgres = try PostgresStorage(
-            location: PostgresLocation(
-                cluster.address(database: try cluster.makeDatabase()), environment: ["PGPASSWORD": PostgresCluster.password]),
-            maximumConnections: 4)
+        let postgres = try cluster.storageOnNewDatabase()
         try await PostgresMigrator.migrate(postgres, to: migrations)
         return TwoBackEnds(sqlite: sqlite, postgres: postgres, directory: directory)
     }

@@ -17,10 +17,7 @@ final class ServerRecordConformanceTests: XCTestCase {
         let onSQLite = try await sqlite.write { db in try Self.scenario(db) }
 
         let cluster = try PostgresCluster.shared()
-        let storage = try PostgresStorage(
-            location: PostgresLocation(
-                cluster.address(database: try cluster.makeDatabase()), environment: ["PGPASSWORD": PostgresCluster.password]),
-            maximumConnections: 2)
+        let storage = try cluster.storageOnNewDatabase(maximumConnections: 2)
         defer { storage.close() }
         try await PostgresMigrator.migrate(storage, to: ServerDatabase.migrations)
         let onPostgres = try await storage.write { db in try Self.scenario(db) }

@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import HaloTestSupport
+import XCTest
+
+@testable import HaloServer
+@testable import HaloServices
+
+/// The search language on PostgreSQL: the committed query corpus and the edge cases below get the
+/// answer the server gives on SQLite (items with every value, their order, totals, pages), compared
+/// as JSON values (the server writes the pagination object's keys in no fixed order).
+final class PostgresSearchConformanceTests: XCTestCase {
+    private static let base: Int64 = 1_700_000_000_000
+
+    func testEverySearchAnswersTheSameOnSQLiteAndPostgreSQL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("search-conformance-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try ServerDatabase.open(directory: directory)
+        let cluster = try PostgresCluster.shared()
+        let postgres = try cluster.storageOnNewDatabase(maximumConnections: 2)
+        defer { postgres.close() }
+        try await PostgresMigrator.migrate(postgres, to: ServerDatabase.migrations)
+
+        // The same modules and instances in both: the benchmark's data, and a module of edge cases.
+        let bench = ["b0000000000000000000000a", "b0000000000000000000000b"]
+        var random = SeedRandom(seed: 7)
+        let fields = HaloServerAdmin.benchmarkFields(count: 14)
+        let instances =
+            HaloServerAdmin.benchmarkInstances(0..<1_200, moduleIds: bench, fields: fields, base: Self.base, &random)
+            + Self.edgeInstances()
+        let load: @Sendable (any SQLExecutor) throws -> Void = { db in
+            for (index, id) in bench.enumerated() {
+                try ModuleCatalog.create(
+                    ModuleSpec(name: "Bench \(index + 1)", fields: fields), id: id, createdBy: "Benchmark", now: Self.base, in: db)
+            }
+            try ModuleCatalog.create(Self.edgeModule, id: "e0000000000000000000000e", createdBy: "Test", now: Self.base, in: db)
+            try ContentTables.upsert(contentsOf: instances, in: db)
+        }
+        try await sqlite.write { try load($0) }
+        try await postgres.write { try load($0) }
+
+        var bodies: [(name: String, body: JSONValue)] = try CorpusQuery.load().map { ($0.name, $0.body(moduleIds: bench)) }
+        XCTAssertGreaterThanOrEqual(bodies.count, 20)
+        bodies += try Self.edgeQueries.map { name, text in (name, try JSONValue(string: text)) }
+
+        var nonEmpty = 0
+        for (name, body) in bodies {
+            let request = try JSONDecoder().decode(SearchRequest.self, from: Data(body.jsonString().utf8))
+            let onSQLite = try await sqlite.read { db in try SearchRoutes.answer(request, limits: .default, in: db) }
+            let onPostgres = try await postgres.read { db in try SearchRoutes.answer(request, limits: .default, in: db) }
+            if try JSONValue(string: String(decoding: onPostgres, as: UTF8.self))
+                != JSONValue(string: String(decoding: onSQLite, as: UTF8.self))
+            {
+                XCTFail(
+                    "\(name): PostgreSQL answered \(String(decoding: onPostgres.prefix(400), as: UTF8.self)), "
+                        + "SQLite \(String(decoding: onSQLite.prefix(400), as: UTF8.self))")
+            }
+            let items = try JSONValue(string: String(decoding: onSQLite, as: UTF8.self))
+            if (items["items"]?.arrayValue ?? items.arrayValue ?? []).count > 0 { nonEmpty += 1 }
+        }
+        // Not vacuous: most searches find something.
+        XCTAssertGreaterThan(nonEmpty, bodies.count * 3 / 4)
+    }
+
+    private static let edgeModule = ModuleSpec(
+        name: "Edge",
+        fields: [
+            ModuleField("title", .text), ModuleField("caption", .localizedText), ModuleField("score", .number),
+            ModuleField("tags", .list), ModuleField("parent", .singleRelation),
+        ])
+
+    /// Capitals, accents, LIKE's wildcards as text, nulls and absent fields, lists, localized
+    /// text, segmentation tags, deletions, never-updated instances, relations.
+    private static func edgeInstances() -> [WireInstance] {
+        let titles = [
+            "Alpha", "alpha", "ÁLPHA", "50% off", "under_score", "back\\slash", "naïve café", "Ωmega", "zeta", "Zeta", "", "a",
+        ]
+        return titles.enumerated().map { n, title in
+            var values: [String: JSONValue] = [
+                "title": .string(title), "caption": .object(["en": .string("Caption \(n)"), "es": .string("Título \(n)")]),
+                "tags": .array([.string("t\(n % 3)"), .string(title.lowercased())]),
+            ]
+            if n % 3 != 0 { values["score"] = n % 4 == 0 ? .null : .number(Double(n % 5) - 1.5) }
+            if n > 0 { values["parent"] = .string(String(format: "e%023x", n - 1)) }
+            let tags = n % 4 == 1 ? [WireTag(name: "country", value: n % 8 == 1 ? "ES" : "UK")] : []
+            return WireInstance(
+                id: String(format: "e%023x", n), module: "e0000000000000000000000e", name: title.isEmpty ? "Untitled" : title,
+                values: values, tags: tags, createdAt: base + Int64(n % 5), updatedAt: n % 2 == 0 ? nil : base + 100 - Int64(n),
+                publishedAt: n % 6 == 5 ? nil : base, deletedAt: n == 7 ? base + 50 : nil,
+                createdBy: n % 2 == 0 ? "Ann Lee" : "BOB", customerId: 1, revision: n)
+        }
+    }
+
+    private static let edge = #""moduleIds":["e0000000000000000000000e"]"#
+    private static let edgeQueries: [(String, String)] = [
+        ("like is case-insensitive", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"ALP"}}"#),
+        ("like takes % literally", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"0%"}}"#),
+        ("like takes _ literally", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"r_s"}}"#),
+        ("like takes \\ literally", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"k\\s"}}"#),
+        ("like, accents", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"café"}}"#),
+        ("like, one letter", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"a"}}"#),
+        ("like in lists", #"{\#(edge),"searchValues":{"property":"tags","operation":"like","value":"ωme"}}"#),
+        ("string order is by bytes", #"{\#(edge),"searchValues":{"property":"title","operation":">","value":"Z"},"sort":"name asc"}"#),
+        ("null matches absent and null", #"{\#(edge),"searchValues":{"property":"score","operation":"=","value":null}}"#),
+        ("not null", #"{\#(edge),"searchValues":{"property":"score","operation":"!=","value":null},"sort":"name desc"}"#),
+        ("negative ranges", #"{\#(edge),"searchValues":{"property":"score","operation":"<","value":0}}"#),
+        ("numbers as strings", #"{\#(edge),"searchValues":{"property":"score","operation":"in","value":["-0.5","1.5",2]}}"#),
+        ("metadata like on editors", #"{\#(edge),"metaSearch":{"property":"createdBy","operation":"like","value":"bob"}}"#),
+        ("metadata like on names", #"{\#(edge),"metaSearch":{"property":"name","operation":"like","value":"ZET"}}"#),
+        ("deleted ones when asked", #"{\#(edge),"metaSearch":{"property":"deletedAt","operation":"!=","value":null}}"#),
+        ("sort by update, never-updated ones by creation", #"{\#(edge),"sort":"updatedAt desc"}"#),
+        ("sort by publication, nulls", #"{\#(edge),"sort":"publishedAt asc,name desc"}"#),
+        ("sort by name ascending", #"{\#(edge),"sort":"name asc","pagination":{"page":2,"limit":4}}"#),
+        ("every match, no pages", #"{\#(edge),"pagination":{"skip":true},"sort":"createdAt asc"}"#),
+        ("a page past the end", #"{\#(edge),"pagination":{"page":9,"limit":5}}"#),
+        ("segment, partial", #"{\#(edge),"segmentTags":[{"name":"country","value":"ES"}]}"#),
+        (
+            "segment, total",
+            #"{\#(edge),"segmentTags":[{"name":"country","value":"ES"},{"name":"country","value":"UK"}],"segmentMode":"total"}"#
+        ),
+        ("instance ids", #"{\#(edge),"instanceIds":["e00000000000000000000003","e00000000000000000000000","nope"]}"#),
+        ("related to", #"{\#(edge),"relatedTo":[{"fieldName":"parent","instanceIds":["e00000000000000000000002"]}]}"#),
+        ("a locale", #"{\#(edge),"locale":"es","sort":"name asc"}"#),
+        ("a projection and includes", #"{\#(edge),"fields":["title","parent"],"include":["parent"],"sort":"name asc"}"#),
+        ("every module", #"{"metaSearch":{"property":"createdAt","operation":">=","value":1700000000003},"sort":"createdAt desc"}"#),
+    ]
+}
