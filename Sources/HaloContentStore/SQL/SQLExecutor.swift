@@ -79,6 +79,41 @@ extension SQLDialect {
         }
     }
 
+    /// `sql` with its named parameters (`:name`) made positional (`?`, in order of appearance,
+    /// one binding each time a name appears), for executors that bind by position only. Names
+    /// inside string literals, quoted identifiers and `::` casts are left alone.
+    public static func positional(_ sql: String, _ named: [String: SQLValue]) -> (sql: String, bindings: [SQLValue]) {
+        var output = ""
+        var bindings: [SQLValue] = []
+        var quote: Character?
+        var index = sql.startIndex
+        while index < sql.endIndex {
+            let character = sql[index]
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == ":" {
+                let next = sql.index(after: index)
+                if next < sql.endIndex, sql[next] == ":" {  // a cast: copy both colons
+                    output += "::"
+                    index = sql.index(after: next)
+                    continue
+                }
+                let end = sql[next...].firstIndex { !($0.isLetter || $0.isNumber || $0 == "_") } ?? sql.endIndex
+                if let value = named[String(sql[next..<end])] {
+                    output += "?"
+                    bindings.append(value)
+                    index = end
+                    continue
+                }
+            }
+            output.append(character)
+            index = sql.index(after: index)
+        }
+        return (output, bindings)
+    }
+
     /// `sql` with its `?` placeholders numbered as this dialect wants them. Question marks inside
     /// string literals, quoted identifiers and comments are left alone.
     public func placeholders(in sql: String) -> String {

@@ -12,7 +12,7 @@ import GRDB
 /// can have delivered it (Android inserts `created` rows with "insert or fail").
 extension ContentTables {
     /// The whole change set of a window for these modules. Prefer `forEachChange` for big modules.
-    public static func changes(moduleIds: [String], from: Int64?, to: Int64, in db: Database) throws -> SyncChanges {
+    public static func changes(moduleIds: [String], from: Int64?, to: Int64, in db: any SQLExecutor) throws -> SyncChanges {
         var changes = SyncChanges()
         try forEachChange(moduleIds: moduleIds, from: from, to: to, chunkSize: 1000, in: db) { chunk in
             switch chunk {
@@ -26,15 +26,19 @@ extension ContentTables {
 
     /// How many items (created + updated + deleted) the change set of a window holds, e.g. for
     /// a progress total announced before streaming it.
-    public static func countChanges(moduleIds: [String], from: Int64?, to: Int64, in db: Database) throws -> Int {
+    public static func countChanges(moduleIds: [String], from: Int64?, to: Int64, in db: any SQLExecutor) throws -> Int {
         var total = 0
         for (_, condition, _, _) in changeConditions(from: from) {
             for moduleId in Set(moduleIds) {
-                let arguments: StatementArguments = ["module": moduleId, "from": from ?? 0, "to": to]
-                total +=
-                    try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT count(*) FROM content_instance i WHERE \(condition)"), arguments: arguments)
-                    ?? 0
+                let sql = "SELECT count(*) FROM content_instance i WHERE \(condition)"
+                let named: [String: SQLValue] = ["module": .text(moduleId), "from": .integer(from ?? 0), "to": .integer(to)]
+                if let db = db as? Database {
+                    let arguments = StatementArguments(named.mapValues(\.databaseValue))
+                    total += try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
+                } else {
+                    let (positional, bindings) = SQLDialect.positional(sql, named)
+                    total += try db.select(positional, bindings: bindings).first?.get(at: 0, as: Int.self) ?? 0
+                }
             }
         }
         return total
@@ -67,7 +71,7 @@ extension ContentTables {
     /// Streams the change set in chunks of at most `chunkSize`: created chunks, then updated,
     /// then deleted, each ordered by storage key. Only one chunk is in memory at a time.
     public static func forEachChange(
-        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int = 500, in db: Database,
+        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int = 500, in db: any SQLExecutor,
         _ body: (SyncChunk) throws -> Void
     ) throws {
         var instances: [WireInstance] = []
@@ -75,7 +79,7 @@ extension ContentTables {
         try walkChanges(
             moduleIds: moduleIds, from: from, to: to, chunkSize: chunkSize, in: db,
             row: { kind, row in
-                if kind == 2 { ids.append(row[1]) } else { instances.append(try ContentReader.instance(from: row)) }
+                if kind == 2 { ids.append(row.text(1) ?? "") } else { instances.append(try ContentReader.instance(from: row)) }
             },
             endOfChunk: { kind in
                 switch kind {
@@ -95,7 +99,7 @@ extension ContentTables {
     /// by module id) are parsed and localized as `WireInstance.localized` does.
     public static func forEachChangeAsWireJSON(
         moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int = 500,
-        locale: String?, localizedFields: [String: Set<String>], in db: Database,
+        locale: String?, localizedFields: [String: Set<String>], in db: any SQLExecutor,
         _ body: (SyncTextChunk) throws -> Void
     ) throws {
         var text = ""
@@ -104,10 +108,10 @@ extension ContentTables {
         try walkChanges(
             moduleIds: moduleIds, from: from, to: to, chunkSize: chunkSize, in: db,
             row: { kind, row in
-                if kind == 2 { return ids.append(row[1]) }
+                if kind == 2 { return ids.append(row.text(1) ?? "") }
                 if count > 0 { text += "," }
                 try ContentReader.writeWireJSON(
-                    of: row, locale: locale, localizedFields: localizedFields[row[2] as String] ?? [], into: &text)
+                    of: row, locale: locale, localizedFields: localizedFields[row.text(2) ?? ""] ?? [], into: &text)
                 count += 1
             },
             endOfChunk: { kind in
@@ -128,8 +132,8 @@ extension ContentTables {
     /// then pk): keyset pagination on that order makes each chunk one short index range. (Paging
     /// on pk alone made SQLite gather and sort the whole module for every chunk: quadratic.)
     private static func walkChanges(
-        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int, in db: Database,
-        row: (_ kind: Int, _ row: Row) throws -> Void, endOfChunk: (_ kind: Int) throws -> Void
+        moduleIds: [String], from: Int64?, to: Int64, chunkSize: Int, in db: any SQLExecutor,
+        row: (_ kind: Int, _ row: any ContentRow) throws -> Void, endOfChunk: (_ kind: Int) throws -> Void
     ) throws {
         let size = max(1, chunkSize)
         var seen = Set<String>()
@@ -145,15 +149,26 @@ extension ContentTables {
                 var afterKey = Int64.min
                 var afterPK: Int64 = 0
                 while true {
-                    let arguments: StatementArguments = [
-                        "module": module, "from": from ?? 0, "to": to, "afterKey": afterKey, "afterPK": afterPK, "limit": size,
+                    let named: [String: SQLValue] = [
+                        "module": .text(module), "from": .integer(from ?? 0), "to": .integer(to), "afterKey": .integer(afterKey),
+                        "afterPK": .integer(afterPK), "limit": .integer(Int64(size)),
                     ]
-                    let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
                     var read = 0
-                    while let next = try rows.next() {
-                        (afterKey, afterPK) = (next[keyIndex], next[0])
-                        read += 1
-                        try row(kind, next)
+                    if let db = db as? Database {
+                        let arguments = StatementArguments(named.mapValues(\.databaseValue))
+                        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+                        while let next = try rows.next() {
+                            (afterKey, afterPK) = (next[keyIndex], next[0])
+                            read += 1
+                            try row(kind, next)
+                        }
+                    } else {
+                        let (positional, bindings) = SQLDialect.positional(sql, named)
+                        for next in try db.select(positional, bindings: bindings) {
+                            (afterKey, afterPK) = (next.integer(keyIndex) ?? 0, next.integer(0) ?? 0)
+                            read += 1
+                            try row(kind, next)
+                        }
                     }
                     if read > 0 { try endOfChunk(kind) }
                     if read < size { break }
@@ -168,7 +183,7 @@ extension ContentTables {
 extension ContentTables {
     /// Applies one chunk of a sync answer the way HALO clients do (§14.2): created and updated
     /// instances are upserted (an id may come in both lists), deleted ids are removed outright.
-    public static func apply(_ chunk: SyncChunk, in db: Database) throws {
+    public static func apply(_ chunk: SyncChunk, in db: any SQLExecutor) throws {
         switch chunk {
         case .created(let instances), .updated(let instances): try upsert(contentsOf: instances, in: db)
         case .deleted(let ids): try hardDelete(ids: ids, in: db)
@@ -176,7 +191,7 @@ extension ContentTables {
     }
 
     /// Applies a whole change set: created, then updated, then deleted.
-    public static func apply(_ changes: SyncChanges, in db: Database) throws {
+    public static func apply(_ changes: SyncChanges, in db: any SQLExecutor) throws {
         try apply(.created(changes.created), in: db)
         try apply(.updated(changes.updated), in: db)
         try apply(.deleted(changes.deleted), in: db)
@@ -185,8 +200,8 @@ extension ContentTables {
     /// Removes every instance of a module, deleted or not (a first sync or a locale change
     /// starts the module's local copy afresh, §14.3). Returns how many were removed.
     @discardableResult
-    public static func removeAll(moduleId: String, in db: Database) throws -> Int {
-        let ids = try String.fetchAll(db, sql: "SELECT id FROM content_instance WHERE module = ?", arguments: [moduleId])
+    public static func removeAll(moduleId: String, in db: any SQLExecutor) throws -> Int {
+        let ids = try db.fetchColumn(String.self, "SELECT id FROM content_instance WHERE module = ?", moduleId)
         try hardDelete(ids: ids, in: db)
         return ids.count
     }

@@ -82,4 +82,35 @@ final class ContentStoreConformanceTests: XCTestCase {
             break
         }
     }
+
+    /// The sync's change sets (§14.2) of several windows, as instances and as the server's wire
+    /// JSON, in chunks, are the same on both back ends.
+    func testSyncWindowsAnswerTheSameOnBothBackEnds() async throws {
+        let backEnds = try await TwoBackEnds.make()
+        defer { backEnds.close() }
+        let instances = ConformanceInstances.make(count: 180)
+        _ = try await backEnds.write { db in try ContentTables.upsert(contentsOf: instances, in: db) }
+        let modules = ["articles", "products", "banners", "none"]
+        // Windows across creations (1,000…), updates (5,000…) and deletions (9,000…).
+        let windows: [(Int64?, Int64)] = [(nil, 1_050), (nil, 99_999), (1_050, 5_100), (5_100, 9_100), (1_000, 99_999), (9_100, 99_999)]
+        let (sqlite, postgres) = try await backEnds.read { db in
+            var answers: [String] = []
+            for (from, to) in windows {
+                let changes = try ContentTables.changes(moduleIds: modules, from: from, to: to, in: db)
+                answers.append("\(from ?? -1)…\(to): \(changes.created.map(\.id)) \(changes.updated.map(\.id)) \(changes.deleted)")
+                answers.append("count \(try ContentTables.countChanges(moduleIds: modules, from: from, to: to, in: db))")
+                try ContentTables.forEachChangeAsWireJSON(
+                    moduleIds: modules, from: from, to: to, chunkSize: 7, locale: "es", localizedFields: ["articles": ["caption"]],
+                    in: db
+                ) { chunk in answers.append("\(chunk)") }
+            }
+            return answers
+        }
+        XCTAssertGreaterThan(sqlite.count, 60)
+        XCTAssertEqual(postgres.count, sqlite.count)
+        for (index, (expected, actual)) in zip(sqlite, postgres).enumerated() where expected != actual {
+            XCTFail("answer \(index): PostgreSQL \(actual.prefix(300)), SQLite \(expected.prefix(300))")
+            break
+        }
+    }
 }
