@@ -5,7 +5,7 @@ DESTDIR ?=
 APP_ID := io.github.halodesk.HaloDesk
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all setup build release run test check fuzz format lint validate bench install uninstall clean
+.PHONY: all setup build release run test check stress fuzz format lint validate bench install uninstall clean
 
 all: build
 
@@ -50,6 +50,14 @@ check: setup
 	@TIMEFORMAT='make check, build: $(TIMES)'; time swift build --build-tests $(SWIFT_BUILD_FLAGS)
 	@TIMEFORMAT='make check, tests: $(TIMES)'; time HALO_PASSWORD_HASH_ROUNDS=1000 swift test --skip-build --parallel \
 		--filter '$(CHECK_TESTS)' --skip '$(CHECK_SKIP)'
+
+## stress: the sync across server processes 100 times in a row (three writers on one PostgreSQL, a
+## syncing client; `make test` runs it 3 times). HALO_STRESS_RUNS sets the count.
+HALO_STRESS_RUNS ?= 100
+stress: setup
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	@TIMEFORMAT='make stress: $(TIMES)'; time HALO_STRESS_RUNS=$(HALO_STRESS_RUNS) swift test --skip-build \
+		--filter 'HaloServerTests.SyncAcrossProcessesTests'
 
 ## format: rewrite the Swift sources in place with the toolchain's swift-format (.swift-format)
 SWIFT_FORMAT_PATHS := Sources Tests Benchmarks Package.swift

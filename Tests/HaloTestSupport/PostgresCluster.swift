@@ -127,8 +127,13 @@ public final class PostgresCluster: Sendable {
 
     /// The server's storage on a new, empty database of the cluster (signing in with the password).
     public func storageOnNewDatabase(maximumConnections: Int = 4) throws -> PostgresStorage {
+        try storageOnExistingDatabase(try makeDatabase(), maximumConnections: maximumConnections)
+    }
+
+    /// Another storage (as another server process has) on `database`.
+    public func storageOnExistingDatabase(_ database: String, maximumConnections: Int = 4) throws -> PostgresStorage {
         try PostgresStorage(
-            location: PostgresLocation(address(database: try makeDatabase()), environment: ["PGPASSWORD": Self.password]),
+            location: PostgresLocation(address(database: database), environment: ["PGPASSWORD": Self.password]),
             maximumConnections: maximumConnections)
     }
 

@@ -72,6 +72,38 @@ public final class PostgresStorage: Sendable {
         try await transaction(begin: ["BEGIN ISOLATION LEVEL READ COMMITTED", "SELECT pg_advisory_xact_lock(\(Self.writeLockKey))"], body)
     }
 
+    /// Runs `body` in a read-only snapshot taken while no write is in flight, with the sync
+    /// watermark of that snapshot: the latest content stamp it holds. Every write stamped at or
+    /// below the watermark is in the snapshot, and every later write is stamped above it
+    /// (`nextStamp` reads the stamps committed before it, under the write lock), so consecutive
+    /// sync windows (…, watermark] never miss a write nor report one twice, whichever process
+    /// made it and in whatever order their clocks ran.
+    ///
+    /// The snapshot waits for the write in progress, if any (a shared hold of the write lock
+    /// while the snapshot is taken); writes wait only for that instant, not for the read.
+    @discardableResult
+    public func readAtWatermark<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction, Int64) throws -> T) async throws -> T {
+        try await transaction(
+            begin: [
+                "SELECT pg_advisory_lock_shared(\(Self.writeLockKey))", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                // The snapshot is taken by the transaction's first query (the watermark's), then the
+                // writes may go on: none of them can commit into it any more.
+            ],
+            firstQuery: { db in
+                let watermark = try ContentTables.latestStamp(in: db)
+                try db.runSimple("SELECT pg_advisory_unlock_shared(\(Self.writeLockKey))")
+                return watermark
+            },
+            releasing: "SELECT pg_advisory_unlock_all()", body)
+    }
+
+    /// A stamp for a write, inside `write`: later than the wall clock's now and than every
+    /// content stamp committed before (by any process). Stamps taken under the write lock thus
+    /// commit in increasing order, which `readAtWatermark` relies on.
+    public static func nextStamp(in db: any SQLExecutor, now: Int64 = MonotonicClock.systemMilliseconds()) throws -> Int64 {
+        max(now, try ContentTables.latestStamp(in: db) + 1)
+    }
+
     /// Runs `body` outside any transaction (each statement commits on its own): DDL such as
     /// CREATE DATABASE that PostgreSQL refuses inside one.
     @discardableResult
@@ -81,6 +113,15 @@ public final class PostgresStorage: Sendable {
 
     private func transaction<T: Sendable>(
         begin: [String], _ body: @escaping @Sendable (PostgresTransaction) throws -> T
+    ) async throws -> T {
+        try await transaction(begin: begin, firstQuery: { _ in 0 }, releasing: nil) { db, _ in try body(db) }
+    }
+
+    /// `begin`'s statements, then `firstQuery` (whose answer `body` receives), then `body`; the
+    /// connection goes back to the pool after `releasing` (session state to undo) succeeded.
+    private func transaction<T: Sendable, First: Sendable>(
+        begin: [String], firstQuery: @escaping @Sendable (PostgresTransaction) throws -> First, releasing: String?,
+        _ body: @escaping @Sendable (PostgresTransaction, First) throws -> T
     ) async throws -> T {
         try await threads.runIfActive { [self] in
             var retried = false
@@ -98,13 +139,17 @@ public final class PostgresStorage: Sendable {
                     pool.discard(connection)
                     throw error
                 }
+                let opensTransaction = begin.contains { $0.hasPrefix("BEGIN") }
                 do {
-                    let value = try body(transaction)
-                    if !begin.isEmpty { try transaction.runSimple("COMMIT") }
+                    let value = try body(transaction, try firstQuery(transaction))
+                    if opensTransaction { try transaction.runSimple("COMMIT") }
+                    if let releasing { try transaction.runSimple(releasing) }
                     pool.giveBack(connection)
                     return value
                 } catch {
-                    if !begin.isEmpty, !connection.isClosed, (try? transaction.runSimple("ROLLBACK")) != nil {
+                    let rolledBack = !opensTransaction || (try? transaction.runSimple("ROLLBACK")) != nil
+                    let released = releasing.map { (try? transaction.runSimple($0)) != nil } ?? true
+                    if !connection.isClosed, rolledBack, released {
                         pool.giveBack(connection)
                     } else {
                         pool.discard(connection)

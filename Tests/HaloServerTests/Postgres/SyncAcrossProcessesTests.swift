@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import HaloContentStore
+import HaloTestSupport
+import Synchronization
+import XCTest
+
+@testable import HaloServer
+
+/// Three server processes (three storages, each with its own connections) write content at
+/// once, holding their transactions open for a moment after taking a stamp, while a client syncs
+/// window after window at `readAtWatermark`'s watermark. The union of the deltas must be the
+/// final state: no write missed, none created twice. `make stress` runs it 100 times
+/// (HALO_STRESS_RUNS); `make test` a few.
+final class SyncAcrossProcessesTests: XCTestCase {
+    func testConcurrentWritersOnThreeProcessesNeverEscapeTheSync() async throws {
+        let runs = Int(ProcessInfo.processInfo.environment["HALO_STRESS_RUNS"] ?? "") ?? 3
+        let cluster = try PostgresCluster.shared()
+        for run in 1...runs {
+            let first = try cluster.storageOnNewDatabase(maximumConnections: 3)
+            try await PostgresMigrator.migrate(first, to: ServerDatabase.migrations)
+            let database = first.location.database
+            let processes = try [first] + (0..<2).map { _ in try cluster.storageOnExistingDatabase(database, maximumConnections: 3) }
+            let client = try cluster.storageOnExistingDatabase(database, maximumConnections: 1)
+            defer { (processes + [client]).forEach { $0.close() } }
+            try await Self.exercise(processes: processes, client: client, run: run)
+        }
+    }
+
+    private static func exercise(processes: [PostgresStorage], client: PostgresStorage, run: Int) async throws {
+        let writesPerProcess = 60
+        let local = try DatabaseQueue()
+        var migrator = DatabaseMigrator()
+        ContentTables.registerMigrations(&migrator)
+        try migrator.migrate(local)
+
+        let finished = Mutex(false)
+        let writers = Task {
+            defer { finished.withLock { $0 = true } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (process, storage) in processes.enumerated() {
+                    group.addTask {
+                        var random = SystemRandomNumberGenerator()
+                        for n in 0..<writesPerProcess {
+                            try await storage.write { db in
+                                let stamp = try PostgresStorage.nextStamp(in: db)
+                                let existing = try db.fetchColumn(
+                                    String.self, "SELECT id FROM content_instance WHERE deleted_at IS NULL ORDER BY pk")
+                                var generator = SystemRandomNumberGenerator()
+                                let roll = Int.random(in: 0..<10, using: &generator)
+                                if existing.isEmpty || roll < 5 {
+                                    let instance = WireInstance(
+                                        id: "p\(process)-\(n)", module: "m", name: "p\(process) #\(n)", values: ["v": .number(Double(n))],
+                                        createdAt: stamp)
+                                    try ContentTables.upsert(instance, in: db)
+                                } else if let id = existing.randomElement(using: &generator),
+                                    var instance = try ContentTables.instance(id: id, in: db)
+                                {
+                                    if roll < 8 {
+                                        instance.values["v"] = .number(Double(stamp))
+                                        instance.updatedAt = stamp
+                                        try ContentTables.upsert(instance, in: db)
+                                    } else {
+                                        try ContentTables.softDelete(id: id, at: stamp, by: "p\(process)", in: db)
+                                    }
+                                }
+                                // Hold the transaction open after the stamp, as a real request does.
+                                usleep(UInt32.random(in: 0..<3_000, using: &generator))
+                            }
+                            if Int.random(in: 0..<4, using: &random) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+
+        var from: Int64? = nil
+        var createdOnce = Set<String>()
+        var windows = 0
+        func syncOnce() async throws {
+            let window = from
+            let (changes, watermark) = try await client.readAtWatermark { db, watermark in
+                (try ContentTables.changes(moduleIds: ["m"], from: window, to: watermark, in: db), watermark)
+            }
+            for instance in changes.created {
+                XCTAssertTrue(createdOnce.insert(instance.id).inserted, "run \(run): \(instance.id) reported as created twice")
+            }
+            try await local.write { db in try ContentTables.apply(changes, in: db) }
+            if let window { XCTAssertGreaterThanOrEqual(watermark, window, "run \(run): the watermark went back") }
+            from = watermark
+            windows += 1
+        }
+        while !finished.withLock({ $0 }) { try await syncOnce() }
+        try await writers.value
+        try await syncOnce()
+
+        let server = try await client.read { db in
+            try db.fetchAll("SELECT id, updated_at FROM content_instance WHERE deleted_at IS NULL ORDER BY id")
+                .map { "\(try $0.get("id", as: String.self)) \(try $0.get("updated_at", as: Int64?.self) ?? 0)" }
+        }
+        let copy = try await local.read { db in
+            try db.fetchAll("SELECT id, updated_at FROM content_instance WHERE deleted_at IS NULL ORDER BY id")
+                .map { "\(try $0.get("id", as: String.self)) \(try $0.get("updated_at", as: Int64?.self) ?? 0)" }
+        }
+        XCTAssertGreaterThan(windows, 2, "run \(run): the client synced while the writers wrote")
+        XCTAssertGreaterThan(server.count, 10)
+        XCTAssertEqual(copy, server, "run \(run): the client's copy after \(windows) windows differs from the server")
+    }
+}
