@@ -1,3 +1,5 @@
+import GRDB
+
 /// Which SQL a connection speaks. Statements shared by both back ends are written once, in the
 /// subset the two agree on (`?` placeholders, `INSERT … ON CONFLICT … DO UPDATE`, `RETURNING`,
 /// partial indexes); where they differ the code asks the executor's dialect.
@@ -35,6 +37,26 @@ extension SQLExecutor {
     /// The first row of the query's answer, if any.
     public func fetchOne(_ sql: String, _ arguments: any SQLValueConvertible...) throws -> SQLRow? {
         try select(sql, bindings: arguments.map(\.sqlValue)).first
+    }
+
+    /// Runs `body` in a savepoint: what it wrote is kept when it returns true, undone when it
+    /// returns false or throws (the error then propagates). GRDB's own savepoints on SQLite.
+    public func withSavepoint(_ body: () throws -> Bool) throws {
+        if let db = self as? Database {
+            try db.inSavepoint { try body() ? .commit : .rollback }
+            return
+        }
+        try run("SAVEPOINT halo_savepoint", bindings: [])
+        let keep: Bool
+        do {
+            keep = try body()
+        } catch {
+            try run("ROLLBACK TO SAVEPOINT halo_savepoint", bindings: [])
+            try run("RELEASE SAVEPOINT halo_savepoint", bindings: [])
+            throw error
+        }
+        if !keep { try run("ROLLBACK TO SAVEPOINT halo_savepoint", bindings: []) }
+        try run("RELEASE SAVEPOINT halo_savepoint", bindings: [])
     }
 
     /// The first column of every row, as `T`.

@@ -8,7 +8,7 @@ import HaloContentStore
 struct ContentEditor {
     let clock: MonotonicClock
     let principal: Principal
-    let db: Database
+    let db: any SQLExecutor
 
     static let conflictMessage =
         "The specified instance was updated after your data retrieval. Please, resolve the conflict and try again."

@@ -12,7 +12,7 @@ import HaloContentStore
 struct ContentImport {
     let clock: MonotonicClock
     let principal: Principal
-    let db: Database
+    let db: any SQLExecutor
 
     /// Problems kept per import (the count goes on).
     static let problemLimit = 200
@@ -119,10 +119,13 @@ struct ContentImport {
         }
         let fields = try ModuleCatalog.fields(moduleId: staging.moduleId, in: db)
         var outcome = Outcome()
-        // A large import into a small store (a new workspace's first content) rebuilds the
-        // search indexes once at the end instead of updating them row by row.
-        if try ContentTables.deferringIndexesPaysOff(forLoadOf: staging.rows, in: db) {
-            try ContentTables.withSecondaryIndexesDeferred(in: db) { try copyStagedRows(of: staging, fields: fields, into: &outcome) }
+        // A large import into a small store (a new workspace's first content) rebuilds SQLite's
+        // search indexes once at the end instead of updating them row by row. Not on PostgreSQL:
+        // dropping an index there locks the table against the other processes' searches.
+        if let sqlite = db as? Database, try ContentTables.deferringIndexesPaysOff(forLoadOf: staging.rows, in: sqlite) {
+            try ContentTables.withSecondaryIndexesDeferred(in: sqlite) {
+                try copyStagedRows(of: staging, fields: fields, into: &outcome)
+            }
         } else {
             try copyStagedRows(of: staging, fields: fields, into: &outcome)
         }

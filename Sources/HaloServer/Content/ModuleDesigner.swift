@@ -14,7 +14,7 @@ import HaloContentStore
 struct ModuleDesigner {
     let clock: MonotonicClock
     let principal: Principal
-    let db: Database
+    let db: any SQLExecutor
 
     /// Refused values shown as examples in a report.
     static let exampleLimit = 5

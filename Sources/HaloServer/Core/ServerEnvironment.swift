@@ -46,9 +46,10 @@ struct ServerEnvironment: Sendable {
     var maxBodyBytes: Int { configuration.limits.bodyBytes }
     var limits: ServerLimits { configuration.limits }
 
-    /// Runs `body` in ONE read transaction for an authenticated request.
+    /// Runs `body` in ONE read transaction for an authenticated request. `body` sees the
+    /// database only as an `SQLExecutor`: route code does not know which database it talks to.
     func read<T: Sendable>(
-        _ request: Request, _ body: @escaping @Sendable (Database, Principal) throws -> T
+        _ request: Request, _ body: @escaping @Sendable (any SQLExecutor, Principal) throws -> T
     ) async throws -> T {
         let authorization = request.headers[.authorization]
         let tokens = self.tokens
@@ -62,7 +63,7 @@ struct ServerEnvironment: Sendable {
     /// a valid token without edit rights gets 403 (bad tokens still get 401).
     func write<T: Sendable>(
         _ request: Request, requiresEditRights: Bool = false,
-        _ body: @escaping @Sendable (Database, Principal) throws -> T
+        _ body: @escaping @Sendable (any SQLExecutor, Principal) throws -> T
     ) async throws -> T {
         let authorization = request.headers[.authorization]
         let tokens = self.tokens

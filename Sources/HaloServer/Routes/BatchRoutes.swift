@@ -47,20 +47,20 @@ enum BatchRoutes {
         }
     }
 
-    private static func run(_ work: [(Kind, [JSONValue])], editor: ContentEditor, _ db: Database) throws -> JSONValue {
+    private static func run(_ work: [(Kind, [JSONValue])], editor: ContentEditor, _ db: any SQLExecutor) throws -> JSONValue {
         var operations: [JSONValue] = []
         var counts: [Kind: (success: Int, failure: Int)] = [:]
         for (kind, items) in work {
             for (position, item) in items.enumerated() {
                 var entry: [String: JSONValue] = ["operation": .string(kind.rawValue), "position": .number(Double(position))]
                 var outcome: Result<JSONValue, any Error> = .failure(APIError.badRequest("not run"))
-                try db.inSavepoint {
+                try db.withSavepoint {
                     do {
                         outcome = .success(try apply(kind, item, editor: editor, entry: &entry))
-                        return .commit
+                        return true
                     } catch {
                         outcome = .failure(error)
-                        return .rollback
+                        return false
                     }
                 }
                 switch outcome {
@@ -70,7 +70,7 @@ enum BatchRoutes {
                     counts[kind, default: (0, 0)].success += 1
                 case .failure(let error):
                     // Database failures (disk full, I/O) abort the whole batch; client mistakes are per operation.
-                    if error is DatabaseError { throw error }
+                    if error is DatabaseError || error is PostgresStorageError { throw error }
                     entry["success"] = false
                     entry["data"] = ["error": ErrorEnvelopeMiddleware<ServerContext>.apiError(for: error, path: "").errorObject]
                     counts[kind, default: (0, 0)].failure += 1

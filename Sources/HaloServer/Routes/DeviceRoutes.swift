@@ -140,13 +140,13 @@ enum DeviceRoutes {
         return ["id": .string(id), "name": .string(name), "value": .string(value), "tagType": .string(tagType)]
     }
 
-    private static func requireFreeAlias(_ alias: String, except id: String?, _ db: Database) throws -> String {
+    private static func requireFreeAlias(_ alias: String, except id: String?, _ db: any SQLExecutor) throws -> String {
         let owner = try DeviceRecord.owner(ofAlias: alias, in: db)
         if let owner, owner != id { throw APIError.badRequest("The alias \(alias) belongs to another device") }
         return alias
     }
 
-    private static func find(id: String, in db: Database) throws -> DeviceRecord {
+    private static func find(id: String, in db: any SQLExecutor) throws -> DeviceRecord {
         guard let device = try DeviceRecord.find(id: id, in: db) else { throw APIError.notFound("Device \(id) not found") }
         return device
     }

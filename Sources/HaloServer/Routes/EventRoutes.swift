@@ -135,7 +135,7 @@ enum EventRoutes {
         var secret: String
 
         /// The device, when the secret is its current one; otherwise 401.
-        func device(in db: Database) throws -> DeviceRecord {
+        func device(in db: any SQLExecutor) throws -> DeviceRecord {
             guard let device = try DeviceRecord.find(id: deviceId, in: db), let digest = device.streamSecretDigest,
                 digest == SecretHasher.tokenDigest(secret)
             else {

@@ -56,7 +56,9 @@ enum SyncRoutes {
                     let now = env.clock.current()
                     database.asyncConcurrentRead { result in
                         defer { env.streams.leaveReader() }
-                        produce(sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env, result, spool, total)
+                        produce(
+                            sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env,
+                            result.map { $0 as any SQLExecutor }, spool, total)
                     }
                 }
             } catch {
@@ -97,7 +99,7 @@ enum SyncRoutes {
     /// module, then walks the change set chunk by chunk into the pipe.
     private static func produce(
         _ sync: SyncRequest, syncTimestamp: Int64, authorization: String?, _ env: ServerEnvironment,
-        _ result: Result<Database, any Error>, _ pipe: SyncSpool, _ total: SyncTotal
+        _ result: Result<any SQLExecutor, any Error>, _ pipe: SyncSpool, _ total: SyncTotal
     ) {
         do {
             let db = try result.get()
