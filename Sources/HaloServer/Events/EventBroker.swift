@@ -131,7 +131,7 @@ final class EventBroker: Sendable {
     }
 
     /// Keeps committed events (oldest first) for the streams and wakes them.
-    fileprivate func publish(_ events: [EventLog.Event]) {
+    func publish(_ events: [EventLog.Event]) {
         guard !events.isEmpty else { return }
         state.withLock { state in
             // A gap (should a commit's events be unreadable) restarts the window, so it stays contiguous.

@@ -122,17 +122,32 @@ enum EventLog {
             "change": .string(change.rawValue), "module": .string(module), "by": .string(actor), "at": .number(Double(stamp)),
         ]
         if let instance { payload["instance"] = .string(instance) }
-        try db.execute(
-            "INSERT INTO \(table) (kind, module_id, data_json, readers_json, created_at) VALUES ('content', ?, ?, ?, ?)", module,
-            JSONValue.object(payload).jsonString(), readers?.json, stamp)
+        try insert(
+            "INSERT INTO \(table) (kind, module_id, data_json, readers_json, created_at) VALUES ('content', ?, ?, ?, ?)",
+            [.text(module), .text(JSONValue.object(payload).jsonString()), readers?.json.sqlValue ?? .null, .integer(stamp)], in: db)
     }
 
     /// Records a notification going out (`data`: the payload the SDKs read, PROTOCOL §17.1), for
     /// the devices of `audience` only.
     static func recordNotification(data: JSONValue, audience: NotificationAudience, at stamp: Int64, in db: any SQLExecutor) throws {
-        try db.execute(
-            "INSERT INTO \(table) (kind, data_json, audience_json, created_at) VALUES ('notification', ?, ?, ?)", data.jsonString(),
-            audience.json, stamp)
+        try insert(
+            "INSERT INTO \(table) (kind, data_json, audience_json, created_at) VALUES ('notification', ?, ?, ?)",
+            [.text(data.jsonString()), .text(audience.json), .integer(stamp)], in: db)
+    }
+
+    /// The PostgreSQL channel that carries the id of each event to every server process when its
+    /// transaction commits (`PostgresEventListener`). Ids only: the rows stay the source.
+    static let notificationChannel = "halo_events"
+
+    /// Inserts one event. On PostgreSQL it also notifies `notificationChannel` with its id, which
+    /// PostgreSQL delivers at commit (and drops on rollback). SQLite's broker observes the commit.
+    private static func insert(_ sql: String, _ bindings: [SQLValue], in db: any SQLExecutor) throws {
+        guard db.dialect == .postgres else {
+            try db.run(sql, bindings: bindings)
+            return
+        }
+        let id = try db.select(sql + " RETURNING id", bindings: bindings).first?.get(at: 0, as: Int64.self)
+        try db.execute("SELECT pg_notify(?, ?)", notificationChannel, String(id ?? 0))
     }
 
     /// The id of the newest event (0 when none was ever written).

@@ -160,6 +160,20 @@ public final class PostgresStorage: Sendable {
         }
     }
 
+    /// A connection outside the pool, for work that holds one for long (LISTEN, a leader's
+    /// session lock); the caller closes it.
+    func dedicatedConnection() async throws -> PostgresConnection {
+        do {
+            return try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: pool.nextIdentifier(),
+                logger: logger
+            ).get()
+        } catch {
+            let reason = PostgresStorageError(error)
+            throw PostgresStorageError(sqlState: reason.sqlState, message: "Cannot connect to \(location): \(reason.message)")
+        }
+    }
+
     /// A pooled connection, or a new one when none is idle; waits while `capacity` are in use.
     private func lease() throws -> PostgresConnection {
         if let connection = pool.take() { return connection }
