@@ -42,14 +42,24 @@ final class PushScheduler: Sendable {
     @discardableResult
     static func sendDue(_ database: DatabasePool, clock: MonotonicClock) async throws -> Int {
         // Events are stamped by the server's clock, like content changes, so stamps follow ids.
-        try await database.write { db in
-            let stamp = clock.next()
-            var sent = 0
-            for var schedule in try PushScheduleRecord.due(at: stamp, in: db) {
-                try PushSchedules.send(&schedule, at: stamp, in: db)
-                sent += 1
-            }
-            return sent
+        try await database.write { db in try sendDue(at: clock.next(), in: db) }
+    }
+
+    /// Sends what is due on a PostgreSQL database several processes share. Every process may
+    /// call it: the schedules are read and marked sent inside the write lock, so each goes out
+    /// once, from whichever process comes first.
+    @discardableResult
+    static func sendDue(_ storage: PostgresStorage) async throws -> Int {
+        try await storage.write { db in try sendDue(at: try PostgresStorage.nextStamp(in: db), in: db) }
+    }
+
+    /// Sends the schedules due at `stamp`, in the caller's write transaction.
+    private static func sendDue(at stamp: Int64, in db: any SQLExecutor) throws -> Int {
+        var sent = 0
+        for var schedule in try PushScheduleRecord.due(at: stamp, in: db) {
+            try PushSchedules.send(&schedule, at: stamp, in: db)
+            sent += 1
         }
+        return sent
     }
 }

@@ -41,6 +41,18 @@ struct TwoBackEnds {
     }
 }
 
+/// `count` storages on one new, migrated database of the private cluster, as `count` server
+/// processes sharing it have (each with its own connections). The caller closes them.
+func serverProcesses(_ count: Int, maximumConnections: Int = 3) async throws -> [PostgresStorage] {
+    let cluster = try PostgresCluster.shared()
+    let first = try cluster.storageOnNewDatabase(maximumConnections: maximumConnections)
+    try await PostgresMigrator.migrate(first, to: ServerDatabase.migrations)
+    return try [first]
+        + (1..<max(count, 1)).map { _ in
+            try cluster.storageOnExistingDatabase(first.location.database, maximumConnections: maximumConnections)
+        }
+}
+
 /// Instances with every kind of value the content tables index: text with capitals, accents and
 /// question marks, numbers, booleans, nulls, lists, localized text, tags, deletions, extras.
 enum ConformanceInstances {

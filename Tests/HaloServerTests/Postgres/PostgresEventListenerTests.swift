@@ -12,13 +12,9 @@ import XCTest
 final class PostgresEventListenerTests: XCTestCase {
     func testEventsOfOneProcessReachTheStreamsOfAnother() async throws {
         let cluster = try PostgresCluster.shared()
-        let writer = try cluster.storageOnNewDatabase(maximumConnections: 2)
-        try await PostgresMigrator.migrate(writer, to: ServerDatabase.migrations)
-        let reader = try cluster.storageOnExistingDatabase(writer.location.database, maximumConnections: 2)
-        defer {
-            writer.close()
-            reader.close()
-        }
+        let processes = try await serverProcesses(2)
+        let (writer, reader) = (processes[0], processes[1])
+        defer { processes.forEach { $0.close() } }
         let broker = EventBroker(limits: ServerLimits())
         let listener = PostgresEventListener(
             storage: reader, broker: broker, reconnectDelay: .milliseconds(100), logger: Logger(label: "test"))

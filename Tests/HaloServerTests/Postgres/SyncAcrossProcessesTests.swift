@@ -15,15 +15,11 @@ import XCTest
 final class SyncAcrossProcessesTests: XCTestCase {
     func testConcurrentWritersOnThreeProcessesNeverEscapeTheSync() async throws {
         let runs = Int(ProcessInfo.processInfo.environment["HALO_STRESS_RUNS"] ?? "") ?? 3
-        let cluster = try PostgresCluster.shared()
         for run in 1...runs {
-            let first = try cluster.storageOnNewDatabase(maximumConnections: 3)
-            try await PostgresMigrator.migrate(first, to: ServerDatabase.migrations)
-            let database = first.location.database
-            let processes = try [first] + (0..<2).map { _ in try cluster.storageOnExistingDatabase(database, maximumConnections: 3) }
-            let client = try cluster.storageOnExistingDatabase(database, maximumConnections: 1)
-            defer { (processes + [client]).forEach { $0.close() } }
-            try await Self.exercise(processes: processes, client: client, run: run)
+            // Three writing processes and the client's own.
+            let storages = try await serverProcesses(4)
+            defer { storages.forEach { $0.close() } }
+            try await Self.exercise(processes: Array(storages.prefix(3)), client: storages[3], run: run)
         }
     }
 
