@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServer
@@ -32,6 +33,32 @@ final class ErrorMappingTests: XCTestCase {
             XCTAssertEqual(map(DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted")).status, .serviceUnavailable)
         }
         XCTAssertEqual(map(DatabaseError(resultCode: .SQLITE_CONSTRAINT)).message, "Internal server error")
+    }
+
+    /// PostgreSQL: a full disk is 507, an unreachable or overloaded database 503 with a retry
+    /// (a real refused connection included), the rest 500 with PostgreSQL's reason.
+    func testPostgreSQLFailuresSayWhatWentWrong() async throws {
+        XCTAssertEqual(map(PostgresStorageError(sqlState: "53100", message: "could not extend file")).status.code, 507)
+        XCTAssertEqual(map(PostgresStorageError(sqlState: "53300", message: "too many clients")).status, .serviceUnavailable)
+        XCTAssertEqual(map(PostgresStorageError(sqlState: "57P01", message: "terminating connection")).retryAfterSeconds, 2)
+        let other = map(PostgresStorageError(sqlState: "42P01", message: "PostgreSQL: relation \"x\" does not exist"))
+        XCTAssertEqual(other.status, .internalServerError)
+        XCTAssertTrue(other.message.contains("relation \"x\" does not exist"), other.message)
+
+        let (socket, port) = try listenOnLoopback()
+        close(socket)  // nothing listens there any more
+        let storage = try PostgresStorage(
+            location: PostgresLocation("postgres://halo@127.0.0.1:\(port)/none?sslmode=disable", environment: [:]),
+            maximumConnections: 1)
+        defer { storage.close() }
+        do {
+            try await storage.read { db in try db.execute("SELECT 1") }
+            XCTFail("a closed port answered")
+        } catch {
+            let answer = map(error)
+            XCTAssertEqual(answer.status, .serviceUnavailable, "\(error)")
+            XCTAssertTrue(answer.message.contains("lost its connection to its database"), answer.message)
+        }
     }
 
     func testRetryAfterIsSentAsAHeader() {

@@ -38,6 +38,8 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(error.status, error.body ?? error.status.reasonPhrase)
         case let error as DatabaseError:
             return apiError(for: error)
+        case let error as PostgresStorageError:
+            return apiError(for: error)
         case let error as CocoaError where error.code == .fileWriteOutOfSpace:
             return diskFull
         case let error as POSIXError where error.code == .ENOSPC || error.code == .EDQUOT:
@@ -52,6 +54,26 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         APIError(
             APIError.insufficientStorage,
             "The server's disk is full, so nothing could be saved; free some space on the server and try again")
+    }
+
+    /// PostgreSQL failures that are not the request's fault, in words: a full disk is 507; a lost
+    /// or refused connection (PostgreSQL restarting, failing over) and an overloaded server 503
+    /// with Retry-After, since the next attempt opens a new connection; anything else 500 with
+    /// PostgreSQL's reason (never the statement's values).
+    static func apiError(for error: PostgresStorageError) -> APIError {
+        switch error.sqlState {
+        case "53100":  // disk_full
+            return diskFull
+        case "53300", "57P03":  // too_many_connections, cannot_connect_now (starting up)
+            return APIError(
+                .serviceUnavailable, "The server's database cannot take more work right now; try again in a moment",
+                retryAfterSeconds: 2)
+        case _ where error.connectionLost:
+            return APIError(
+                .serviceUnavailable, "The server lost its connection to its database; try again in a moment", retryAfterSeconds: 2)
+        default:
+            return APIError(.internalServerError, "The server's database failed: \(error.message)")
+        }
     }
 
     /// SQLite failures that are not the request's fault, in words: a full disk is 507, a busy
