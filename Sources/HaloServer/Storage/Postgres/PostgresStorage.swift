@@ -160,34 +160,32 @@ public final class PostgresStorage: Sendable {
         }
     }
 
-    /// A connection outside the pool, for work that holds one for long (LISTEN, a leader's
-    /// session lock); the caller closes it.
+    /// A connection outside the pool, for work that holds one for long (LISTEN); the caller
+    /// closes it.
     func dedicatedConnection() async throws -> PostgresConnection {
-        do {
-            return try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: pool.nextIdentifier(),
-                logger: logger
-            ).get()
-        } catch {
-            let reason = PostgresStorageError(error)
-            throw PostgresStorageError(sqlState: reason.sqlState, message: "Cannot connect to \(location): \(reason.message)")
-        }
+        do { return try await connect().get() } catch { throw connectionError(error) }
     }
 
     /// A pooled connection, or a new one when none is idle; waits while `capacity` are in use.
     private func lease() throws -> PostgresConnection {
         if let connection = pool.take() { return connection }
         do {
-            return try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: pool.nextIdentifier(),
-                logger: logger
-            ).wait()
+            return try connect().wait()
         } catch {
             pool.discardSlot()
-            let reason = PostgresStorageError(error)
-            throw PostgresStorageError(
-                sqlState: reason.sqlState, message: "Cannot connect to \(location): \(reason.message)")
+            throw connectionError(error)
         }
+    }
+
+    private func connect() -> EventLoopFuture<PostgresConnection> {
+        PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: pool.nextIdentifier(), logger: logger)
+    }
+
+    /// A failed connection attempt, naming the database (never the password).
+    private func connectionError(_ error: any Error) -> PostgresStorageError {
+        let reason = PostgresStorageError(error)
+        return PostgresStorageError(sqlState: reason.sqlState, message: "Cannot connect to \(location): \(reason.message)")
     }
 }
 
