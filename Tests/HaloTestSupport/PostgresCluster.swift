@@ -13,6 +13,10 @@ import Synchronization
 ///
 /// PostgreSQL refuses to run as root: when the tests do, the cluster's files belong to the
 /// `postgres` user the Debian package creates and its programs run as that user (setpriv).
+///
+/// Each cluster's directory names the test process that owns it (`owner`). Stopping removes it;
+/// a process that died without stopping (a crash, kill -9) leaves one behind, which the next
+/// cluster started on this machine stops and removes.
 public final class PostgresCluster: Sendable {
     /// The superuser and its password (TCP connections must give it).
     public static let user = "halo"
@@ -29,6 +33,7 @@ public final class PostgresCluster: Sendable {
     public static func shared() throws -> PostgresCluster {
         try sharedCluster.withLock { cluster in
             if let cluster { return cluster }
+            removeClustersOfDeadProcesses()
             let started = try PostgresCluster()
             cluster = started
             atexit { PostgresCluster.sharedCluster.withLock { $0?.stop() } }
@@ -43,6 +48,7 @@ public final class PostgresCluster: Sendable {
         self.binaries = binaries
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-pg-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try String(getpid()).write(to: directory.appendingPathComponent("owner"), atomically: true, encoding: .utf8)
         let passwordFile = directory.appendingPathComponent("superuser-password")
         try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
         // The port: a free one the kernel picks, released just before PostgreSQL binds it.
@@ -94,21 +100,45 @@ public final class PostgresCluster: Sendable {
         throw ToolFailure("PostgreSQL did not start on port \(port); its log: \(logPath)")
     }
 
-    /// Stops PostgreSQL the way a crash or `pg_ctl stop -m immediate` does (SIGQUIT), and waits.
+    /// Stops PostgreSQL and removes the cluster's directory.
     public func stop() {
-        guard
-            let process = server.withLock({ state -> Process? in
-                defer { state = nil }; return state
-            })
-        else { return }
-        kill(process.processIdentifier, SIGQUIT)
-        process.waitUntilExit()
+        stopServer()
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Stops and starts PostgreSQL again on the same port and data: every connection is cut.
     public func restart() throws {
-        stop()
+        stopServer()
         try start()
+    }
+
+    /// Stops PostgreSQL the way a crash or `pg_ctl stop -m immediate` does (SIGQUIT), and waits.
+    private func stopServer() {
+        let running = server.withLock { state -> Process? in
+            defer { state = nil }
+            return state
+        }
+        guard let process = running else { return }
+        kill(process.processIdentifier, SIGQUIT)
+        process.waitUntilExit()
+    }
+
+    /// Stops the clusters whose owning test process is gone, and removes their directories.
+    private static func removeClustersOfDeadProcesses() {
+        let temporary = FileManager.default.temporaryDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        for name in names where name.hasPrefix("halo-pg-") {
+            let directory = temporary.appendingPathComponent(name)
+            let owner = (try? String(contentsOf: directory.appendingPathComponent("owner"), encoding: .utf8)).flatMap { Int32($0) }
+            if let owner, kill(owner, 0) == 0 || errno != ESRCH { continue }  // its test process still runs
+            // The postmaster's pid is the first line of postmaster.pid.
+            let postmaster = (try? String(contentsOf: directory.appendingPathComponent("data/postmaster.pid"), encoding: .utf8))
+                .flatMap { $0.split(separator: "\n").first }.flatMap { Int32($0) }
+            if let postmaster, kill(postmaster, SIGQUIT) == 0 {
+                for _ in 0..<50 where kill(postmaster, 0) == 0 { usleep(20_000) }
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 
     private var logPath: String { directory.appendingPathComponent("postgres.log").path }
