@@ -11,6 +11,11 @@ extension Database: SQLExecutor {
         return changesCount
     }
 
+    /// GRDB's savepoints, which its transaction tracking knows about.
+    public func withSavepoint(_ body: () throws -> Bool) throws {
+        try inSavepoint { try body() ? .commit : .rollback }
+    }
+
     public func select(_ sql: String, bindings: [SQLValue]) throws -> [SQLRow] {
         let statement = try makeStatement(sql: sql)
         statement.arguments = StatementArguments(bindings.map(\.databaseValue))

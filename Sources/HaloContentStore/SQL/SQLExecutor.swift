@@ -1,5 +1,3 @@
-import GRDB
-
 /// Which SQL a connection speaks. Statements shared by both back ends are written once, in the
 /// subset the two agree on (`?` placeholders, `INSERT … ON CONFLICT … DO UPDATE`, `RETURNING`,
 /// partial indexes); where they differ the code asks the executor's dialect.
@@ -20,6 +18,9 @@ public protocol SQLExecutor {
     func run(_ sql: String, bindings: [SQLValue]) throws -> Int
     /// Runs one query and returns every row of its answer.
     func select(_ sql: String, bindings: [SQLValue]) throws -> [SQLRow]
+    /// Runs `body` in a savepoint: what it wrote is kept when it returns true, undone when it
+    /// returns false or throws (the error then propagates).
+    func withSavepoint(_ body: () throws -> Bool) throws
 }
 
 extension SQLExecutor {
@@ -39,13 +40,8 @@ extension SQLExecutor {
         try select(sql, bindings: arguments.map(\.sqlValue)).first
     }
 
-    /// Runs `body` in a savepoint: what it wrote is kept when it returns true, undone when it
-    /// returns false or throws (the error then propagates). GRDB's own savepoints on SQLite.
+    /// SQL's SAVEPOINT statements (GRDB's connection keeps its own savepoints instead).
     public func withSavepoint(_ body: () throws -> Bool) throws {
-        if let db = self as? Database {
-            try db.inSavepoint { try body() ? .commit : .rollback }
-            return
-        }
         try run("SAVEPOINT halo_savepoint", bindings: [])
         let keep: Bool
         do {

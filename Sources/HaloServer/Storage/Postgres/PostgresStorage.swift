@@ -30,6 +30,7 @@ public final class PostgresStorage: Sendable {
     private let logger: Logger
     private let threads: NIOThreadPool
     private let pool: ConnectionPool
+    private let closed = Atomic(false)
 
     /// Opens nothing yet: connections are made when the first transactions need them (at most
     /// `maximumConnections`, which is also how many transactions run at once).
@@ -53,8 +54,10 @@ public final class PostgresStorage: Sendable {
 
     deinit { close() }
 
-    /// Closes every connection and stops the threads; transactions after this fail.
+    /// Closes every connection and stops the threads (once, however often it is called);
+    /// transactions after this fail.
     public func close() {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
         for connection in pool.drain() { try? (connection.close() as EventLoopFuture<Void>).wait() }
         threads.shutdownGracefully { _ in }
     }
@@ -104,21 +107,15 @@ public final class PostgresStorage: Sendable {
         max(now, try ContentTables.latestStamp(in: db) + 1)
     }
 
-    /// Runs `body` outside any transaction (each statement commits on its own): DDL such as
-    /// CREATE DATABASE that PostgreSQL refuses inside one.
-    @discardableResult
-    public func autocommit<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
-        try await transaction(begin: [], body)
-    }
-
     private func transaction<T: Sendable>(
         begin: [String], _ body: @escaping @Sendable (PostgresTransaction) throws -> T
     ) async throws -> T {
         try await transaction(begin: begin, firstQuery: { _ in 0 }, releasing: nil) { db, _ in try body(db) }
     }
 
-    /// `begin`'s statements, then `firstQuery` (whose answer `body` receives), then `body`; the
-    /// connection goes back to the pool after `releasing` (session state to undo) succeeded.
+    /// `begin`'s statements (a BEGIN among them), then `firstQuery` (whose answer `body`
+    /// receives), then `body`, then COMMIT; the connection goes back to the pool after
+    /// `releasing` (session state to undo) succeeded.
     private func transaction<T: Sendable, First: Sendable>(
         begin: [String], firstQuery: @escaping @Sendable (PostgresTransaction) throws -> First, releasing: String?,
         _ body: @escaping @Sendable (PostgresTransaction, First) throws -> T
@@ -139,15 +136,14 @@ public final class PostgresStorage: Sendable {
                     pool.discard(connection)
                     throw error
                 }
-                let opensTransaction = begin.contains { $0.hasPrefix("BEGIN") }
                 do {
                     let value = try body(transaction, try firstQuery(transaction))
-                    if opensTransaction { try transaction.runSimple("COMMIT") }
+                    try transaction.runSimple("COMMIT")
                     if let releasing { try transaction.runSimple(releasing) }
                     pool.giveBack(connection)
                     return value
                 } catch {
-                    let rolledBack = !opensTransaction || (try? transaction.runSimple("ROLLBACK")) != nil
+                    let rolledBack = (try? transaction.runSimple("ROLLBACK")) != nil
                     let released = releasing.map { (try? transaction.runSimple($0)) != nil } ?? true
                     if !connection.isClosed, rolledBack, released {
                         pool.giveBack(connection)
@@ -195,7 +191,7 @@ extension PostgresTransaction {
         do {
             _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
         } catch {
-            throw PostgresStorageError(error, sql: sql)
+            throw PostgresStorageError(error)
         }
     }
 }

@@ -40,7 +40,7 @@ public struct PostgresTransaction: SQLExecutor {
         do {
             return try connection.query(query, logger: logger).wait()
         } catch {
-            throw PostgresStorageError(error, sql: sql)
+            throw PostgresStorageError(error)
         }
     }
 }
@@ -82,7 +82,7 @@ public struct PostgresStorageError: Error, CustomStringConvertible {
         self.message = message
     }
 
-    init(_ error: any Error, sql: String? = nil) {
+    init(_ error: any Error) {
         if let error = error as? PostgresStorageError {
             self = error
         } else if let error = error as? PSQLError, let info = error.serverInfo {
