@@ -5,7 +5,7 @@ DESTDIR ?=
 APP_ID := io.github.halodesk.HaloDesk
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all setup build release run test check stress fuzz format lint validate bench install uninstall clean
+.PHONY: all setup build release run test test-postgres check stress fuzz format lint validate bench install uninstall clean
 
 all: build
 
@@ -32,9 +32,16 @@ run: setup
 validate: setup
 	@bash scripts/validate-data.sh
 
-## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI)
+## test: build, validate the data files, then every test (GUI ones under Xvfb with D-Bus, keyring, AT-SPI),
+## then the server suite and the SDK's flow tests again on PostgreSQL: three halo-server processes on one
+## database behind nginx (`make test-postgres`)
 test: build validate
 	bash scripts/run-tests.sh
+
+## test-postgres: only that second pass. HALO_TEST_BACKEND=postgres runs it on one process instead.
+HALO_TEST_BACKEND ?= postgres-cluster
+test-postgres: build
+	HALO_TEST_BACKEND=$(HALO_TEST_BACKEND) bash scripts/run-tests.sh --postgres-only
 
 ## check: the fast loop, under a minute after a one-line change. Library and server tests (HaloContentStore,
 ## HaloServer, HaloServices) without the GUI and without the slow ones (kill -9 of a child process, stream

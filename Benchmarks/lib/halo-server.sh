@@ -22,6 +22,8 @@ bench_setup() {
 
 bench_cleanup() {
   if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  # What else a benchmark started (a cluster, PostgreSQL) stops first.
+  if declare -F bench_stop_more > /dev/null; then bench_stop_more; fi
   if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "data kept in $WORK"; fi
 }
 
@@ -43,11 +45,14 @@ start_server() {
 
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
 
-# app_token DIR: the access token of a new app client of the data directory DIR (the server on
-# BASE must be serving it).
+# app_token DIR|ADDRESS: the access token of a new app client of the data directory DIR or the
+# PostgreSQL database ADDRESS (the server on BASE must be serving it).
 app_token() {
   local creds
-  creds=$("$BIN" client add --data "$1")
+  case "$1" in
+    postgres://*) creds=$("$BIN" client add --database "$1") ;;
+    *) creds=$("$BIN" client add --data "$1") ;;
+  esac
   curl -s -X POST "$BASE/api/oauth/token?_app" --data-urlencode grant_type=client_credentials \
     --data-urlencode "client_id=$(awk '/client id/ {print $3}' <<< "$creds")" \
     --data-urlencode "client_secret=$(awk '/client secret/ {print $3}' <<< "$creds")" |

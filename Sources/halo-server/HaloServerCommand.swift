@@ -17,11 +17,34 @@ struct HaloServerCommand: AsyncParsableCommand {
         subcommands: [Serve.self, Seed.self, Client.self, User.self, Module.self, IdentityProvider.self])
 }
 
+/// Where the data is: `--data DIR` (SQLite, the default) or `--database postgres://…`.
 struct DataOption: ParsableArguments {
     @Option(name: .customLong("data"), help: "Data directory (holds halo.sqlite; created when missing).")
     var directory: String = "./halo-data"
+    @Option(
+        name: .customLong("database"),
+        help: """
+            Keep the data in PostgreSQL instead: postgres://USER@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]. \
+            The password comes from PGPASSWORD or the password file (PGPASSFILE, else ~/.pgpass), never from the \
+            command line. Several servers may share one database; see docs/deploy.md.
+            """)
+    var postgresAddress: String?
 
     var url: URL { URL(fileURLWithPath: directory, isDirectory: true) }
+
+    /// The PostgreSQL database, when `--database` names one.
+    func postgres() throws -> PostgresLocation? {
+        guard let postgresAddress else { return nil }
+        do { return try PostgresLocation(postgresAddress) } catch { throw ValidationError("--database: \(error)") }
+    }
+
+    /// The data for an administration command, opened and migrated.
+    func admin() async throws -> HaloServerAdmin {
+        if let location = try postgres() {
+            do { return try await HaloServerAdmin.open(postgres: location) } catch { throw ValidationError("\(error)") }
+        }
+        return try HaloServerAdmin.open(dataDirectory: url)
+    }
 }
 
 struct Serve: AsyncParsableCommand {
@@ -61,6 +84,7 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, dataDirectory: data.url,
             tokenLifetimeMilliseconds: Int64(tokenLifetime) * 1000, logRequests: !quiet)
         configuration.maxBodyBytes = maxBody
+        configuration.postgres = try data.postgres()
         if let socialConfig {
             do { configuration.trustSocialProviders(try SocialSignInSettings.load(URL(fileURLWithPath: socialConfig))) } catch {
                 throw ValidationError("\(error)")
@@ -110,12 +134,12 @@ struct Seed: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+        let admin = try await data.admin()
         if demo {
             let credentials = try await admin.seedDemo()
             print(
                 """
-                Demo workspace created in \(data.directory)
+                Demo workspace created in \(data.postgresAddress ?? data.directory)
                   client id:       \(credentials.clientId)
                   client secret:   \(credentials.clientSecret)
                   editor email:    \(credentials.editorEmail)
@@ -142,7 +166,7 @@ struct Client: AsyncParsableCommand {
         @Flag(help: "Let this client's tokens create, update and delete content.") var editor = false
 
         func run() async throws {
-            let credentials = try await HaloServerAdmin.open(dataDirectory: data.url).addClient(name: name, editor: editor)
+            let credentials = try await data.admin().addClient(name: name, editor: editor)
             print("client id:     \(credentials.clientId)\nclient secret: \(credentials.clientSecret)")
         }
     }
@@ -159,7 +183,7 @@ struct User: AsyncParsableCommand {
         @Flag(help: "Let this user's tokens create, update and delete content.") var editor = false
 
         func run() async throws {
-            let id = try await HaloServerAdmin.open(dataDirectory: data.url)
+            let id = try await data.admin()
                 .addUser(email: email, password: password, editor: editor)
             print("user id: \(id)")
         }

@@ -15,7 +15,7 @@ struct Module: AsyncParsableCommand {
         @OptionGroup var data: DataOption
 
         func run() async throws {
-            for module in try await HaloServerAdmin.open(dataDirectory: data.url).modules() {
+            for module in try await data.admin().modules() {
                 print("\(module.name)  (\(module.id), \(module.instances) instances\(module.isSingle ? ", single" : ""))")
                 for (_, field) in module.fields { print("  \(describe(field))") }
             }
@@ -33,7 +33,7 @@ struct Module: AsyncParsableCommand {
 
         func run() async throws {
             let parsed = try fields.map(parseField)
-            let id = try await HaloServerAdmin.open(dataDirectory: data.url)
+            let id = try await data.admin()
                 .addModule(ModuleSpec(name: name, isSingle: single, fields: parsed))
             print("module id: \(id)")
         }
@@ -46,7 +46,7 @@ struct Module: AsyncParsableCommand {
         @Argument(help: "The new name.") var name: String
 
         func run() async throws {
-            let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+            let admin = try await data.admin()
             try await admin.renameModule(try await admin.module(module).id, to: name)
         }
     }
@@ -58,7 +58,7 @@ struct Module: AsyncParsableCommand {
         @Flag(help: "Delete even when the module holds instances.") var yes = false
 
         func run() async throws {
-            let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+            let admin = try await data.admin()
             let found = try await admin.module(module)
             if found.instances > 0 && !yes {
                 throw ValidationError("\(found.name) holds \(found.instances) instances; pass --yes to delete them with it")
@@ -82,7 +82,7 @@ struct FieldAdd: AsyncParsableCommand {
     @Option(help: "Its place among the fields (0 = first; default: last).") var position: Int?
 
     func run() async throws {
-        let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+        let admin = try await data.admin()
         try await admin.addField(try parseField(field), toModule: try await admin.module(module).id, at: position)
     }
 }
@@ -135,7 +135,7 @@ struct FieldRemove: AsyncParsableCommand {
     @Flag(help: "Remove it even when instances hold values for it.") var yes = false
 
     func run() async throws {
-        let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+        let admin = try await data.admin()
         let (moduleId, fieldId) = try await locate(admin, module, field)
         let preview = try await admin.removeField(fieldId, ofModule: moduleId, dryRun: true)
         if preview.holding > 0 && !yes {
@@ -153,7 +153,7 @@ struct FieldOrder: AsyncParsableCommand {
     @Argument(help: "Every field's name, in the new order.") var fields: [String]
 
     func run() async throws {
-        let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+        let admin = try await data.admin()
         let found = try await admin.module(module)
         let ids = try fields.map { name in
             guard let id = found.fields.first(where: { $0.field.name == name })?.id else {
@@ -194,7 +194,7 @@ private func locate(_ admin: HaloServerAdmin, _ module: String, _ field: String)
 private func changeField(
     _ data: DataOption, _ module: String, _ field: String, _ change: [String: JSONValue], clearRefused: Bool, dryRun: Bool = false
 ) async throws {
-    let admin = try HaloServerAdmin.open(dataDirectory: data.url)
+    let admin = try await data.admin()
     let (moduleId, fieldId) = try await locate(admin, module, field)
     let preview = try await admin.changeField(fieldId, ofModule: moduleId, change, dryRun: true)
     print(preview.summary)

@@ -1,6 +1,7 @@
 import Foundation
 import HaloContentStore
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 /// The `halo-server` command's administration subcommands, run as child processes.
@@ -14,6 +15,7 @@ final class CommandTests: XCTestCase {
         let output = Pipe()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = TestBackEnd.current.childEnvironment
         process.standardOutput = output
         process.standardError = output
         try process.run()
@@ -43,22 +45,23 @@ final class CommandTests: XCTestCase {
     func testSeedClientAndUserCommands() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let seeded = try run(["seed", "--instances", "120", "--modules", "3", "--seed", "9", "--data", directory.path])
+        let data = try TestBackEnd.current.dataOptions(for: directory)
+        let seeded = try run(["seed", "--instances", "120", "--modules", "3", "--seed", "9"] + data)
         XCTAssertEqual(seeded.status, 0, seeded.output)
         XCTAssertTrue(seeded.output.contains("Seeded 120 instances in 3 modules"), seeded.output)
 
-        let client = try run(["client", "add", "--editor", "--data", directory.path])
+        let client = try run(["client", "add", "--editor"] + data)
         XCTAssertEqual(client.status, 0, client.output)
         let words = client.output.split(whereSeparator: \.isWhitespace).map(String.init)
         let clientId = try XCTUnwrap(words.firstIndex(of: "id:").map { words[$0 + 1] })
         let secret = try XCTUnwrap(words.firstIndex(of: "secret:").map { words[$0 + 1] })
-        let user = try run(["user", "add", "--email", "cli@example.com", "--password", "cli-password", "--data", directory.path])
+        let user = try run(["user", "add", "--email", "cli@example.com", "--password", "cli-password"] + data)
         XCTAssertEqual(user.status, 0, user.output)
         XCTAssertTrue(user.output.contains("identified-"))
-        let duplicate = try run(["user", "add", "--email", "cli@example.com", "--password", "x", "--data", directory.path])
+        let duplicate = try run(["user", "add", "--email", "cli@example.com", "--password", "x"] + data)
         XCTAssertNotEqual(duplicate.status, 0)
         XCTAssertTrue(duplicate.output.contains("already exists"), duplicate.output)
-        let wrong = try run(["seed", "--data", directory.path])
+        let wrong = try run(["seed"] + data)
         XCTAssertNotEqual(wrong.status, 0)
 
         // What the commands wrote is served: the client's token lists 120 instances.
@@ -73,7 +76,7 @@ final class CommandTests: XCTestCase {
     func testModuleCommandsDesignModulesWithTheAPIsRules() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let data = ["--data", directory.path]
+        let data = try TestBackEnd.current.dataOptions(for: directory)
         let added = try run(
             ["module", "add", "Shoes", "--field", "title:Text", "--field", "size:Single choice=S,M,L", "--field", "code:Text"] + data)
         XCTAssertEqual(added.status, 0, added.output)

@@ -15,7 +15,7 @@ final class CrashTests: XCTestCase {
         let binary = try ChildServer.builtBinary()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let setup = try HaloServerAdmin.open(dataDirectory: directory)
+        let setup = try await TestBackEnd.current.admin(for: directory)
         let moduleId = try await setup.addModule(
             ModuleSpec(name: "Crash", fields: [ModuleField("title", .text), ModuleField("price", .number)]))
         let client = try await setup.addClient(editor: true)
@@ -40,12 +40,20 @@ final class CrashTests: XCTestCase {
         request.httpBody = JSONValue.object(["created": .array(created)]).data(sortedKeys: false)
         let batch = Task { try await session.data(for: request) }
 
-        // Kill once the batch's transaction is under way: its pages start spilling into the WAL.
+        // Kill once the batch's transaction is under way: on SQLite its pages start spilling into
+        // the WAL; on PostgreSQL it holds the write lock (and has written for a moment).
         let wal = directory.appendingPathComponent("halo.sqlite-wal")
         let initialWAL = Self.size(wal)
         let deadline = Date().addingTimeInterval(30)
-        while Self.size(wal) < initialWAL + 2_000_000 && Date() < deadline {
-            try await Task.sleep(nanoseconds: 5_000_000)
+        if TestBackEnd.current == .sqlite {
+            while Self.size(wal) < initialWAL + 2_000_000 && Date() < deadline {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+        } else {
+            while try !PostgresDatabases.writeInProgress(for: directory) && Date() < deadline {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            try await Task.sleep(nanoseconds: 300_000_000)
         }
         child.kill()
         let outcome = await batch.result
@@ -53,7 +61,7 @@ final class CrashTests: XCTestCase {
             XCTFail("the batch finished before the kill (status \((response as? HTTPURLResponse)?.statusCode ?? 0)); make it larger")
         }
 
-        let after = try HaloServerAdmin.open(dataDirectory: directory)
+        let after = try await TestBackEnd.current.admin(for: directory)
         let stored = try await after.instanceCounts()[moduleId] ?? 0
         XCTAssertTrue(stored == 0 || stored == count, "a killed batch left \(stored) of \(count) instances")
         XCTAssertEqual(stored, 0, "killed before commit, so nothing of it may remain")

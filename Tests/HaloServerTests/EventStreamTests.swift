@@ -144,6 +144,7 @@ final class EventStreamTests: XCTestCase {
     }
 
     func testStreamsHaveLimitsOfTheirOwnAndRequireAToken() async throws {
+        try skipInCluster("each process caps the streams it holds")
         try await start { limits in
             limits.eventStreamsPerToken = 1
             limits.eventStreams = 2
@@ -238,6 +239,7 @@ final class EventStreamTests: XCTestCase {
     }
 
     func testADeviceHoldsALimitedNumberOfStreams() async throws {
+        try skipInCluster("each process caps the streams it holds")
         try await start { limits in limits.eventStreamsPerDevice = 1 }
         let app = try await server.appToken()
         let device = try await server.registerDevice(token: app, alias: "desk")

@@ -37,6 +37,7 @@ final class StreamRobustnessTests: XCTestCase {
     }
 
     func testStalledSyncReadersAreDroppedAndStarveNobody() async throws {
+        try skipInCluster("each process caps the syncs it holds per token and address; nginx spreads them over three")
         let server = try await startServer()
         defer { Task { await server.stop() } }
         let seeded = try await server.admin.seedBenchmark(instances: 30_000, modules: 1)
@@ -82,7 +83,11 @@ final class StreamRobustnessTests: XCTestCase {
         if crowd.status == 429 { XCTAssertTrue(assertEnvelope(crowd, status: 429).contains("address")) }
 
         let during = try await medianSearch(server, token: probe, moduleId: moduleId)
-        XCTAssertLessThan(during, Self.answerBudget, "a search while 16 syncs stall (before: \(before))")
+        // On PostgreSQL the two admitted producers' reads run in PostgreSQL's own processes,
+        // beside the server's gates, and share the two cores with the search: it may take up to
+        // three times as long as idle. Starved, it would wait for all 16 answers (seconds).
+        let budget = TestBackEnd.current == .sqlite ? Self.answerBudget : max(Self.answerBudget, before * 3)
+        XCTAssertLessThan(during, budget, "a search while 16 syncs stall (before: \(before))")
 
         // Once every answer is produced and the stall timeout has passed, the server has hung up on
         // every reader: what is left to read is what the sockets' buffers held, then the end.
@@ -117,6 +122,7 @@ final class StreamRobustnessTests: XCTestCase {
     }
 
     func testClientsThatHangUpOrTrickleDoNotStopTheServer() async throws {
+        try skipInCluster("behind nginx the server's connection timeouts face nginx; nginx's own face the clients")
         let server = try await startServer()
         defer { Task { await server.stop() } }
         let seeded = try await server.admin.seedBenchmark(instances: 5_000, modules: 1)
@@ -178,6 +184,7 @@ final class StreamRobustnessTests: XCTestCase {
     }
 
     func testAThousandIdleConnectionsLeaveRequestsAnswered() async throws {
+        try skipInCluster("behind nginx the server's connection timeouts face nginx; nginx's own face the clients")
         let server = try await startServer { $0.idleTimeout = .seconds(3) }
         defer { Task { await server.stop() } }
         let moduleId = try await server.admin.addModule(ModuleSpec(name: "Notes", fields: [ModuleField("title", .text)]))
@@ -205,7 +212,7 @@ final class StreamRobustnessTests: XCTestCase {
         let binary = try ChildServer.builtBinary()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-fd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = try await HaloServerAdmin.open(dataDirectory: directory).addClient()
+        let client = try await TestBackEnd.current.admin(for: directory).addClient()
         let child = try ChildServer(binary: binary, directory: directory, openFileLimit: 64)
         defer { child.kill() }
         let port = try child.waitForPort()

@@ -1,6 +1,7 @@
 import Foundation
 import HaloIdentityProvider
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServices
@@ -83,8 +84,12 @@ final class CLIBrowserSignInTests: XCTestCase {
         }
 
         // A second client: the server's own database holds the identified Google user.
-        let database = server.directory.appendingPathComponent("server/halo.sqlite").path
-        let rows = try Shell.run("/usr/bin/sqlite3", [database, "SELECT email, network FROM server_user WHERE network = 'google'"])
+        let query = "SELECT email, network FROM server_user WHERE network = 'google'"
+        let data = server.directory.appendingPathComponent("server")
+        let rows =
+            TestBackEnd.current == .sqlite
+            ? try Shell.run("/usr/bin/sqlite3", [data.appendingPathComponent("halo.sqlite").path, query])
+            : try PostgresDatabases.psql(query, for: data)
         XCTAssertEqual(rows.trimmingCharacters(in: .whitespacesAndNewlines), "ada@example.com|google")
         if user["credentialsStored"]?.boolValue == true {
             // And the CLI stays signed in: the next command uses the stored sign-in (the pocket needs a user).

@@ -1,5 +1,6 @@
 import Foundation
 import HaloServer
+import HaloTestSupport
 import Synchronization
 import XCTest
 
@@ -35,7 +36,8 @@ final class RecordingAddon: NetworkAddon {
 /// A real HaloServer on loopback with a fresh data directory, an app client and helpers to build
 /// independent SDK instances against it.
 final class FlowServer: @unchecked Sendable {
-    let server: HaloServerInstance
+    /// On `TestBackEnd.current` (SQLite, or PostgreSQL with one process or three behind nginx).
+    let server: TestDeployment
     let directory: URL
     let client: ClientCredentials
 
@@ -48,12 +50,12 @@ final class FlowServer: @unchecked Sendable {
             dataDirectory: directory.appendingPathComponent("server"),
             tokenLifetimeMilliseconds: tokenLifetimeMilliseconds, logRequests: false)
         if let socialSettings { configuration.trustSocialProviders(socialSettings) }
-        let server = try await HaloServerInstance.start(configuration)
+        let server = try await TestDeployment.start(configuration)
         let client = try await server.admin.addClient(editor: editorClient)
         return FlowServer(server: server, directory: directory, client: client)
     }
 
-    private init(server: HaloServerInstance, directory: URL, client: ClientCredentials) {
+    private init(server: TestDeployment, directory: URL, client: ClientCredentials) {
         self.server = server; self.directory = directory; self.client = client
     }
 

@@ -128,7 +128,7 @@ final class NotificationsAddonTests: XCTestCase {
         let binary = try ChildServer.builtBinary()
         let directory = try temporaryDirectory("killed-server")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let setup = try HaloServerAdmin.open(dataDirectory: directory)
+        let setup = try await TestBackEnd.current.admin(for: directory)
         let module = try await setup.addModule(ModuleSpec(name: "News", fields: [ModuleField("title", .text)]))
         let client = try await setup.addClient(name: "Kill test", editor: true)
         let first = try ChildServer(binary: binary, directory: directory)

@@ -22,9 +22,16 @@ public final class ChildServer: @unchecked Sendable {
 
     /// `port` 0 takes any free port; a server restarted after a kill passes the one it had.
     /// `openFileLimit` starts it under `ulimit -n` (soft and hard), as a tightly set-up host would.
-    /// `options` go to `serve` as well (e.g. `--social-config FILE`).
-    public init(binary: URL, directory: URL, port: Int = 0, openFileLimit: Int? = nil, options: [String] = []) throws {
-        let arguments = ["serve", "--port", String(port), "--data", directory.path, "--quiet"] + options
+    /// `options` go to `serve` as well (e.g. `--social-config FILE`). The data is on
+    /// `TestBackEnd.current` (on PostgreSQL, the database of `directory`), or in the PostgreSQL
+    /// `database` (an address of the tests' cluster) when given.
+    public init(
+        binary: URL, directory: URL, database: String? = nil, port: Int = 0, openFileLimit: Int? = nil, options: [String] = []
+    ) throws {
+        let backEnd = database == nil ? TestBackEnd.current : .postgres
+        let data = try database.map { ["--data", directory.path, "--database", $0] } ?? backEnd.dataOptions(for: directory)
+        let arguments = ["serve", "--port", String(port)] + data + ["--quiet"] + options
+        process.environment = backEnd.childEnvironment
         if let openFileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", binary.path] + arguments

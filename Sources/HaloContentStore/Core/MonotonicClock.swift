@@ -41,6 +41,12 @@ public final class MonotonicClock: Sendable {
         }
     }
 
+    /// Makes every later stamp greater than `stamp` (one stored by another process that shares
+    /// the database): `next()` then returns at least `stamp + 1`.
+    public func advance(past stamp: Int64) {
+        state.withLock { last in last = max(last, stamp) }
+    }
+
     /// Milliseconds since 1970 from the system clock.
     @Sendable public static func systemMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))

@@ -41,7 +41,7 @@ extension HaloServerAdmin {
         let moduleIds = (0..<modules).map { _ in random.objectID() }
         let base: Int64 = 1_700_000_000_000
         let moduleFields = Self.benchmarkFields(count: fields)
-        try await environment.database.write { db in
+        try await environment.storage.write { db in
             for (index, id) in moduleIds.enumerated() {
                 try ModuleCatalog.create(
                     ModuleSpec(name: "Bench \(index + 1)", fields: moduleFields), id: id, createdBy: "Benchmark", now: base, in: db)
@@ -53,7 +53,7 @@ extension HaloServerAdmin {
         while start < instances {
             let end = min(start + chunk, instances)
             let items = Self.benchmarkInstances(start..<end, moduleIds: moduleIds, fields: moduleFields, base: base, &random)
-            try await environment.database.write { db in try ContentTables.upsert(contentsOf: items, in: db) }
+            try await environment.storage.write { db in try ContentTables.upsert(contentsOf: items, in: db) }
             start = end
         }
         return moduleIds

@@ -15,7 +15,7 @@ extension HaloServerAdmin {
         let editorPassword = Identifiers.secret(16)
         try await addUser(email: editorEmail, password: editorPassword, editor: true, name: "Demo", surname: "Editor")
         let now = TokenService.nowMilliseconds()
-        try await environment.database.write { db in
+        try await environment.storage.write { db in
             var seeder = DemoSeeder(db: db, now: now, random: SeedRandom(seed: seed))
             try seeder.run()
         }
@@ -27,12 +27,12 @@ extension HaloServerAdmin {
 
 /// Builds the demo content inside one transaction.
 private struct DemoSeeder {
-    let db: Database
+    let db: any SQLExecutor
     let now: Int64
     var random: SeedRandom
     private var instances: [WireInstance] = []
 
-    init(db: Database, now: Int64, random: SeedRandom) {
+    init(db: any SQLExecutor, now: Int64, random: SeedRandom) {
         self.db = db
         self.now = now
         self.random = random

@@ -22,7 +22,7 @@ public struct ModuleDesignError: Error, CustomStringConvertible {
 /// so the same rules, as the API (docs/protocol.md §23.10), acting as "Admin".
 extension HaloServerAdmin {
     public func modules() async throws -> [ModuleDescription] {
-        try await environment.database.read { db in
+        try await environment.storage.read { db in
             let counts = try ContentTables.moduleCounts(in: db)
             return try ModuleCatalog.all(in: db).sorted { $0.name < $1.name }.map { module in
                 ModuleDescription(
@@ -79,7 +79,7 @@ extension HaloServerAdmin {
     private func design<T: Sendable>(_ change: @escaping @Sendable (ModuleDesigner) throws -> T) async throws -> T {
         let clock = environment.clock
         do {
-            return try await environment.database.write { db in
+            return try await environment.storage.write { db in
                 try change(ModuleDesigner(clock: clock, principal: .admin, db: db))
             }
         } catch let error as APIError {

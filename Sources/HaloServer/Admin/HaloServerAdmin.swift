@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import HaloContentStore
+import Logging
 
 /// Credentials printed by `halo-server seed --demo` and returned by `HaloServerAdmin.seedDemo()`.
 public struct DemoCredentials: Sendable, Equatable {
@@ -42,19 +42,32 @@ public struct HaloServerAdmin: Sendable {
 
     /// Opens (creating and migrating if needed) the database in `dataDirectory` without serving it.
     public static func open(dataDirectory: URL) throws -> HaloServerAdmin {
-        let database = try ServerDatabase.open(directory: dataDirectory)
         let configuration = HaloServerConfiguration(dataDirectory: dataDirectory, logRequests: false)
-        return HaloServerAdmin(
+        return admin(on: try ServerStorage.sqlite(directory: dataDirectory), configuration)
+    }
+
+    /// Opens (migrating if needed) the PostgreSQL database at `location` without serving it.
+    public static func open(postgres location: PostgresLocation) async throws -> HaloServerAdmin {
+        var configuration = HaloServerConfiguration(dataDirectory: FileManager.default.temporaryDirectory, logRequests: false)
+        configuration.postgres = location
+        let logger = Logger(label: "halo-server-admin")
+        return admin(on: try await ServerStorage.open(configuration, logger: logger), configuration)
+    }
+
+    private static func admin(on storage: ServerStorage, _ configuration: HaloServerConfiguration) -> HaloServerAdmin {
+        HaloServerAdmin(
             environment: ServerEnvironment(
-                database: database, clock: MonotonicClock(),
-                tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
+                storage: storage, tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
                 configuration: configuration, logger: .init(label: "halo-server-admin")))
     }
+
+    /// Stops its background work and closes the database (a command that is done with it).
+    public func close() { environment.shutDown() }
 
     /// Adds an app client; `editor` lets its tokens create, update and delete content.
     public func addClient(name: String = "App", editor: Bool = false) async throws -> ClientCredentials {
         let (id, secret) = try await Accounts.createClient(
-            name: name, editor: editor, in: environment.database, hashing: environment.hashing)
+            name: name, editor: editor, in: environment.storage, hashing: environment.hashing)
         return ClientCredentials(clientId: id, clientSecret: secret)
     }
 
@@ -67,14 +80,14 @@ public struct HaloServerAdmin: Sendable {
         user.editor = editor
         user.name = name
         user.surname = surname
-        return try await Accounts.createUser(user, in: environment.database, hashing: environment.hashing).id
+        return try await Accounts.createUser(user, in: environment.storage, hashing: environment.hashing).id
     }
 
     /// Creates a module with its fields; returns the module id.
     @discardableResult
     public func addModule(_ spec: ModuleSpec) async throws -> String {
         let clock = environment.clock
-        return try await environment.database.write { db in
+        return try await environment.storage.write { db in
             try ModuleCatalog.create(spec, createdBy: "Admin", now: clock.next(), in: db)
         }
     }
@@ -83,11 +96,11 @@ public struct HaloServerAdmin: Sendable {
     @discardableResult
     public func revokeToken(_ accessToken: String) async throws -> Bool {
         let tokens = environment.tokens
-        return try await environment.database.write { db in try tokens.revoke(accessToken: accessToken, in: db) }
+        return try await environment.storage.write { db in try tokens.revoke(accessToken: accessToken, in: db) }
     }
 
     /// Number of stored (non-deleted or deleted) instances per module id.
     public func instanceCounts() async throws -> [String: Int] {
-        try await environment.database.read { db in try ContentTables.moduleCounts(in: db) }
+        try await environment.storage.read { db in try ContentTables.moduleCounts(in: db) }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HaloContentStore
 
 /// A user as the identified-user endpoints return it (`register_success.json`).
@@ -46,23 +45,23 @@ enum Accounts {
     }
 
     /// Creates an app client; returns its id and the plain secret (shown once, stored hashed).
-    static func createClient(name: String, editor: Bool, in pool: DatabasePool, hashing: HashingExecutor) async throws
+    static func createClient(name: String, editor: Bool, in storage: ServerStorage, hashing: HashingExecutor) async throws
         -> (id: String, secret: String)
     {
         let id = Identifiers.secret(24)
         let secret = Identifiers.secret(40)
         let hash = try await hashing.run { try SecretHasher.hashPassword(secret) }
         let client = ClientRecord(id: id, secretHash: hash, name: name, editor: editor, createdAt: TokenService.nowMilliseconds())
-        try await pool.write { db in try client.insert(db) }
+        try await storage.write { db in try client.insert(db) }
         return (id, secret)
     }
 
     /// Creates a user; 400 when the email is taken. Returns the stored profile.
-    static func createUser(_ user: NewUser, in pool: DatabasePool, hashing: HashingExecutor) async throws -> UserProfile {
+    static func createUser(_ user: NewUser, in storage: ServerStorage, hashing: HashingExecutor) async throws -> UserProfile {
         let password = user.password
         let hash = try await hashing.run { try password.map(SecretHasher.hashPassword) }
         let id = "identified-" + Identifiers.randomLowercase(25)
-        return try await pool.write { db in
+        return try await storage.write { db in
             if let email = user.email, try UserRecord.exists(email: email, in: db) {
                 throw APIError.badRequest("An account with the email \(email) already exists")
             }
@@ -86,10 +85,10 @@ enum Accounts {
     /// The user id when `password` matches the stored hash of the `halo` account `email`. The
     /// hash runs on `hashing`, in `lane`.
     static func verifyPassword(
-        email: String, password: String, in pool: DatabasePool, hashing: HashingExecutor,
+        email: String, password: String, in storage: ServerStorage, hashing: HashingExecutor,
         lane: HashingExecutor.Lane = .untrusted
     ) async throws -> String? {
-        let account = try await pool.read { db in try UserRecord.passwordAccount(email: email, in: db) }
+        let account = try await storage.read { db in try UserRecord.passwordAccount(email: email, in: db) }
         guard let (id, stored) = account else {
             // Same cost as a real check, so response time does not reveal which emails exist.
             _ = await hashing.run(lane) { SecretHasher.verifyPassword(password, against: SecretHasher.dummyHash) }

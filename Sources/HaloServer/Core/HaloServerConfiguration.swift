@@ -6,8 +6,12 @@ public struct HaloServerConfiguration: Sendable {
     public var host: String
     /// TCP port; 0 asks the kernel for a free one (read it back from `HaloServerInstance.port`).
     public var port: Int
-    /// Directory holding `halo.sqlite` (created when missing).
+    /// Directory holding `halo.sqlite` (created when missing), and the spill files of large
+    /// sync answers.
     public var dataDirectory: URL
+    /// When set, the data lives in this PostgreSQL database, which several server processes may
+    /// share, instead of `halo.sqlite` (see docs/deploy.md).
+    public var postgres: PostgresLocation?
     /// Request, stream and connection limits (see `ServerLimits` and docs/limits.md).
     public var limits: ServerLimits
     /// Largest accepted request body in bytes; bigger bodies get 413. (`limits.bodyBytes`.)

@@ -40,7 +40,7 @@ public final class HaloServerInstance: Sendable {
     /// server accepts connections.
     public static func start(_ configuration: HaloServerConfiguration) async throws -> HaloServerInstance {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
-        let (application, admin) = try makeApplication(configuration) { port in
+        let (application, admin) = try await makeApplication(configuration) { port in
             portContinuation.yield(port)
             portContinuation.finish()
         }
@@ -49,7 +49,10 @@ public final class HaloServerInstance: Sendable {
             configuration: .init(services: [application], gracefulShutdownSignals: [], logger: application.logger))
         let task = Task {
             // Ends the port stream when the server stops or fails to bind, so `start` never hangs.
-            defer { portContinuation.finish() }
+            defer {
+                portContinuation.finish()
+                admin.close()
+            }
             try await serviceGroup.run()
         }
         var iterator = portStream.makeAsyncIterator()
@@ -68,7 +71,9 @@ public final class HaloServerInstance: Sendable {
     public static func serve(
         _ configuration: HaloServerConfiguration, onRunning: @escaping @Sendable (Int) -> Void
     ) async throws {
-        try await makeApplication(configuration, onRunning: onRunning).application.runService()
+        let (application, admin) = try await makeApplication(configuration, onRunning: onRunning)
+        defer { admin.close() }
+        try await application.runService()
     }
 
     /// Stops accepting connections, lets requests in flight finish, and waits for the server to end.
@@ -82,8 +87,7 @@ public final class HaloServerInstance: Sendable {
     /// Database, shared services, routes and middleware: everything but the run loop.
     private static func makeApplication(
         _ configuration: HaloServerConfiguration, onRunning: @escaping @Sendable (Int) -> Void
-    ) throws -> (application: Application<RouterResponder<ServerContext>>, admin: HaloServerAdmin) {
-        let database = try ServerDatabase.open(directory: configuration.dataDirectory)
+    ) async throws -> (application: Application<RouterResponder<ServerContext>>, admin: HaloServerAdmin) {
         var logger = Logger(label: "halo-server")
         logger.logLevel = configuration.logRequests ? .info : .warning
         if SecretHasher.rounds < SecretHasher.defaultRounds {
@@ -92,7 +96,7 @@ public final class HaloServerInstance: Sendable {
             )
         }
         let environment = ServerEnvironment(
-            database: database, clock: try ServerDatabase.clock(for: database),
+            storage: try await ServerStorage.open(configuration, logger: logger),
             tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
             configuration: configuration, logger: logger)
         let router = Router(context: ServerContext.self)

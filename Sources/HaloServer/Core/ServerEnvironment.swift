@@ -1,13 +1,12 @@
 import Foundation
-import GRDB
 import HaloContentStore
 import Hummingbird
 import Logging
 
 /// The services every route shares: database, clock, tokens and limits.
 struct ServerEnvironment: Sendable {
-    let database: DatabasePool
-    let clock: MonotonicClock
+    /// SQLite or PostgreSQL; routes see only its transactions (`read`, `write`).
+    let storage: ServerStorage
     let tokens: TokenService
     let configuration: HaloServerConfiguration
     let logger: Logger
@@ -25,11 +24,9 @@ struct ServerEnvironment: Sendable {
     let pushScheduler: PushScheduler
 
     init(
-        database: DatabasePool, clock: MonotonicClock, tokens: TokenService, configuration: HaloServerConfiguration,
-        logger: Logger
+        storage: ServerStorage, tokens: TokenService, configuration: HaloServerConfiguration, logger: Logger
     ) {
-        self.database = database
-        self.clock = clock
+        self.storage = storage
         self.tokens = tokens
         self.configuration = configuration
         self.logger = logger
@@ -38,9 +35,19 @@ struct ServerEnvironment: Sendable {
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         logins = LoginThrottle(settings: configuration.loginThrottle)
         events = EventBroker(limits: configuration.limits)
-        events.start(database)
+        events.start(storage, logger: logger)
         pushScheduler = PushScheduler()
-        pushScheduler.start(database, clock: clock)
+        pushScheduler.start(storage)
+    }
+
+    /// Stamps writes (see `ServerStorage`).
+    var clock: MonotonicClock { storage.clock }
+
+    /// Stops the background work (event fan-out, scheduled sends) and closes the database.
+    func shutDown() {
+        events.stop()
+        pushScheduler.stop()
+        storage.close()
     }
 
     var maxBodyBytes: Int { configuration.limits.bodyBytes }
@@ -53,7 +60,7 @@ struct ServerEnvironment: Sendable {
     ) async throws -> T {
         let authorization = request.headers[.authorization]
         let tokens = self.tokens
-        return try await database.read { db in
+        return try await storage.read { db in
             let principal = try tokens.authenticate(authorization: authorization, in: db)
             return try body(db, principal)
         }
@@ -67,7 +74,7 @@ struct ServerEnvironment: Sendable {
     ) async throws -> T {
         let authorization = request.headers[.authorization]
         let tokens = self.tokens
-        return try await database.write { db in
+        return try await storage.write { db in
             let principal = try tokens.authenticate(authorization: authorization, in: db)
             if requiresEditRights && !principal.canEdit {
                 throw APIError.forbidden(

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HaloContentStore
+import Logging
 import Synchronization
 
 /// Wakes the open event streams when events commit, and counts the streams against their limits.
@@ -28,30 +29,52 @@ final class EventBroker: Sendable {
     private let state = Mutex(State())
     private let limits: ServerLimits
     private let timer: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// On PostgreSQL: carries the events other processes commit (nil on SQLite).
+    private let listener: Mutex<PostgresEventListener?> = Mutex(nil)
 
     init(limits: ServerLimits) { self.limits = limits }
 
-    deinit { timer.withLock { $0?.cancel() } }
+    deinit { stop() }
 
-    /// Starts observing `database`'s commits, and one timer that wakes every stream each
-    /// heartbeat (a stream with nothing new then sends a heartbeat) and prunes events older than
-    /// the retention.
-    func start(_ database: DatabasePool) {
-        database.add(transactionObserver: CommitObserver(broker: self), extent: .databaseLifetime)
+    /// Starts publishing the events committed to `storage`: on SQLite by observing this process's
+    /// commits, on PostgreSQL by listening to every process's (`PostgresEventListener`). Starts one
+    /// timer too, that wakes every stream each heartbeat (a stream with nothing new then sends a
+    /// heartbeat) and prunes events older than the retention.
+    func start(_ storage: ServerStorage, logger: Logger) {
+        switch storage.backend {
+        case .sqlite(let pool):
+            pool.add(transactionObserver: CommitObserver(broker: self), extent: .databaseLifetime)
+        case .postgres(let postgres):
+            let listener = PostgresEventListener(storage: postgres, broker: self, logger: logger)
+            listener.start()
+            self.listener.withLock { $0 = listener }
+        }
         let limits = self.limits
         let retention = Int64(limits.eventRetention.components.seconds) * 1000
         timer.withLock {
-            $0 = Task { [weak self, weak database] in
+            $0 = Task { [weak self, weak storage] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: limits.eventHeartbeat)
                     self?.signal()
                     let cutoff = MonotonicClock.systemMilliseconds() - retention
                     self?.forget(before: cutoff)
-                    if let database, (try? await database.read({ try EventLog.hasEvents(before: cutoff, in: $0) })) == true {
-                        _ = try? await database.write { try EventLog.prune(before: cutoff, in: $0) }
+                    if let storage, (try? await storage.read({ try EventLog.hasEvents(before: cutoff, in: $0) })) == true {
+                        _ = try? await storage.write { try EventLog.prune(before: cutoff, in: $0) }
                     }
                 }
             }
+        }
+    }
+
+    /// Stops the timer and the listener.
+    func stop() {
+        timer.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+        listener.withLock {
+            $0?.stop()
+            $0 = nil
         }
     }
 

@@ -56,12 +56,15 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             "The server's disk is full, so nothing could be saved; free some space on the server and try again")
     }
 
-    /// PostgreSQL failures that are not the request's fault, in words: a full disk is 507; a lost
-    /// or refused connection (PostgreSQL restarting, failing over) and an overloaded server 503
-    /// with Retry-After, since the next attempt opens a new connection; anything else 500 with
-    /// PostgreSQL's reason (never the statement's values).
+    /// PostgreSQL failures in words: text with U+0000, which PostgreSQL cannot store (SQLite
+    /// can), is the request's fault, 400. The rest are not the request's fault: a full disk is
+    /// 507; a lost or refused connection (PostgreSQL restarting, failing over) and an overloaded
+    /// server 503 with Retry-After, since the next attempt opens a new connection; anything else
+    /// 500 with PostgreSQL's reason (never the statement's values).
     static func apiError(for error: PostgresStorageError) -> APIError {
         switch error.sqlState {
+        case "22021":  // character_not_in_repertoire: a NUL in a text parameter
+            return APIError.badRequest("Text in this request contains the character U+0000 (NUL), which this server cannot store")
         case "53100":  // disk_full
             return diskFull
         case "53300", "57P03":  // too_many_connections, cannot_connect_now (starting up)

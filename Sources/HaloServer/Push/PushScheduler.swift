@@ -14,16 +14,25 @@ final class PushScheduler: Sendable {
     /// it early, which costs one read that finds nothing due.
     private let nextDue: Mutex<Int64?> = Mutex(nil)
 
-    deinit { task.withLock { $0?.cancel() } }
+    deinit { stop() }
 
-    func start(_ database: DatabasePool, clock: MonotonicClock, interval: Duration = .milliseconds(250)) {
-        let started = Task { [weak database, weak self] in
-            let first = try? await database?.read { try PushScheduleRecord.nextDue(in: $0) }
+    /// Every process sharing a PostgreSQL database runs one; each schedule still goes out once
+    /// (see `sendDue`). A schedule another process stored is found by the next read after a send
+    /// here, or at the latest by `rereadInterval`.
+    func start(_ storage: ServerStorage, interval: Duration = .milliseconds(250)) {
+        let started = Task { [weak storage, weak self] in
+            let first = try? await storage?.read { try PushScheduleRecord.nextDue(in: $0) }
             self?.scheduled(at: first ?? nil)
+            var lastRead = ContinuousClock.now
             while !Task.isCancelled {
-                if let self, let database, let due = self.nextDue.withLock({ $0 }), due <= MonotonicClock.systemMilliseconds() {
-                    _ = try? await Self.sendDue(database, clock: clock)
-                    let next = try? await database.read { try PushScheduleRecord.nextDue(in: $0) }
+                if let self, let storage, case .postgres = storage.backend, ContinuousClock.now - lastRead > Self.rereadInterval {
+                    // Other processes store schedules this one was not told about.
+                    lastRead = ContinuousClock.now
+                    self.scheduled(at: (try? await storage.read { try PushScheduleRecord.nextDue(in: $0) }) ?? nil)
+                }
+                if let self, let storage, let due = self.nextDue.withLock({ $0 }), due <= MonotonicClock.systemMilliseconds() {
+                    _ = try? await Self.sendDue(storage)
+                    let next = try? await storage.read { try PushScheduleRecord.nextDue(in: $0) }
                     self.nextDue.withLock { $0 = next ?? due + 1_000 }  // a failed read looks again in a second
                 }
                 try? await Task.sleep(for: interval)
@@ -32,25 +41,30 @@ final class PushScheduler: Sendable {
         task.withLock { $0 = started }
     }
 
+    /// How often a process sharing PostgreSQL reads the next due time that others may have set.
+    static let rereadInterval: Duration = .seconds(1)
+
+    func stop() {
+        task.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+    }
+
     /// A schedule was stored that goes out at `sendOn` (epoch milliseconds).
     func scheduled(at sendOn: Int64?) {
         guard let sendOn else { return }
         nextDue.withLock { $0 = min($0 ?? sendOn, sendOn) }
     }
 
-    /// Sends what is due now; returns how many went out.
+    /// Sends what is due now; returns how many went out. Every process sharing a PostgreSQL
+    /// database may call it: the schedules are read and marked sent inside the write lock, so
+    /// each goes out once, from whichever process comes first.
     @discardableResult
-    static func sendDue(_ database: DatabasePool, clock: MonotonicClock) async throws -> Int {
+    static func sendDue(_ storage: ServerStorage) async throws -> Int {
         // Events are stamped by the server's clock, like content changes, so stamps follow ids.
-        try await database.write { db in try sendDue(at: clock.next(), in: db) }
-    }
-
-    /// Sends what is due on a PostgreSQL database several processes share. Every process may
-    /// call it: the schedules are read and marked sent inside the write lock, so each goes out
-    /// once, from whichever process comes first.
-    @discardableResult
-    static func sendDue(_ storage: PostgresStorage) async throws -> Int {
-        try await storage.write { db in try sendDue(at: try PostgresStorage.nextStamp(in: db), in: db) }
+        let clock = storage.clock
+        return try await storage.write { db in try sendDue(at: clock.next(), in: db) }
     }
 
     /// Sends the schedules due at `stamp`, in the caller's write transaction.

@@ -68,7 +68,7 @@ enum EventRoutes {
             if let recent = env.events.recentEvents(after: after, limit: batchSize) {
                 backlog = .events(recent)
             } else {
-                backlog = try await env.database.read { db in try EventLog.backlog(after: after, limit: batchSize, in: db) }
+                backlog = try await env.storage.read { db in try EventLog.backlog(after: after, limit: batchSize, in: db) }
             }
             switch backlog {
             case .reset(let latest):
@@ -84,7 +84,7 @@ enum EventRoutes {
                 // The device as it is now (its tags may have changed); a renewed secret ends the stream.
                 let device: Recipient? =
                     if let credential, events.contains(where: { $0.audience != nil || (!canEdit && $0.readers != nil) }) {
-                        Recipient(try await env.database.read { db in try credential.device(in: db) })
+                        Recipient(try await env.storage.read { db in try credential.device(in: db) })
                     } else { nil }
                 let reader = Reader(canEdit: canEdit, hasDevice: credential != nil, device: device)
                 var text = ""

@@ -22,7 +22,7 @@ enum IdentifiedUserRoutes {
                 // A social registration is a social sign-in that does not log in: the same linking rules.
                 let identity = try await verifySocial(network: network, token: try auth.requiredString("token"), env)
                 let userId = try await socialUser(identity, network: network, profile: user, env)
-                return JSONResponse.make(try await env.database.read { db in try Accounts.profile(id: userId, in: db).json })
+                return JSONResponse.make(try await env.storage.read { db in try Accounts.profile(id: userId, in: db).json })
             }
             let email = try auth.optionalString("email") ?? profile.requiredString("email")
             let password = try auth.requiredString("password")
@@ -30,7 +30,7 @@ enum IdentifiedUserRoutes {
             guard isPlausibleEmail(email) else { throw APIError.badRequest("'email' is not a valid email address") }
             user.email = email
             user.password = password
-            let created = try await Accounts.createUser(user, in: env.database, hashing: env.hashing)
+            let created = try await Accounts.createUser(user, in: env.storage, hashing: env.hashing)
             return JSONResponse.make(created.json)
         }
 
@@ -45,7 +45,7 @@ enum IdentifiedUserRoutes {
                 else { throw APIError.badRequest("Credentials are not valid") }
                 let verified = try await env.logins.check(.user(email: email), address: context.clientAddress) { lane in
                     try await Accounts.verifyPassword(
-                        email: email, password: password, in: env.database, hashing: env.hashing, lane: lane)
+                        email: email, password: password, in: env.storage, hashing: env.hashing, lane: lane)
                 }
                 guard let verified else { throw APIError.badRequest("Credentials are not valid") }
                 userId = verified
@@ -54,7 +54,7 @@ enum IdentifiedUserRoutes {
                 userId = try await socialUser(identity, network: network, profile: Accounts.NewUser(email: nil), env)
             }
             let deviceAlias = try fields.optionalString("deviceId")
-            let answer: JSONValue = try await env.database.write { db in
+            let answer: JSONValue = try await env.storage.write { db in
                 if let deviceAlias, !deviceAlias.isEmpty {
                     try UserRecord.setDeviceAlias(deviceAlias, userId: userId, in: db)
                 }
@@ -88,7 +88,7 @@ enum IdentifiedUserRoutes {
         _ identity: SocialIdentity, network: String, profile: Accounts.NewUser, _ env: ServerEnvironment
     ) async throws -> String {
         let policy = env.configuration.unverifiedEmailPolicy
-        let existing: String? = try await env.database.write { db in
+        let existing: String? = try await env.storage.write { db in
             if let id = try UserRecord.socialAccountId(network: network, subject: identity.subject, in: db) { return id }
             guard let email = identity.email, var account = try UserRecord.account(email: email, in: db) else { return nil }
             guard identity.emailVerified else {
@@ -117,7 +117,7 @@ enum IdentifiedUserRoutes {
         if user.name.isEmpty { user.name = identity.name }
         if user.surname.isEmpty { user.surname = identity.surname }
         if user.photoUrl.isEmpty { user.photoUrl = identity.photoURL }
-        return try await Accounts.createUser(user, in: env.database, hashing: env.hashing).id
+        return try await Accounts.createUser(user, in: env.storage, hashing: env.hashing).id
     }
 
     private static func isPlausibleEmail(_ email: String) -> Bool {

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HaloContentStore
 import Hummingbird
 import NIOCore
@@ -11,10 +10,10 @@ import Synchronization
 /// the client's pace, so no client holds a database reader; `StreamAdmission` caps how many syncs
 /// run at once (overall, per token, per address) and how many read the database together.
 ///
-/// Consistency: the sync timestamp T is taken on the writer queue between write transactions, and
-/// the read snapshot is opened right there (GRDB `asyncConcurrentRead`). Every write stamped ≤ T
-/// is therefore committed and visible, and every later write gets a stamp > T from the
-/// `MonotonicClock`, so the client's next window (T, …] cannot miss a write.
+/// Consistency: the answer is read in a snapshot whose watermark T ends the window
+/// (`ServerStorage.startSyncRead`): every write stamped ≤ T is in the snapshot and every later
+/// write is stamped > T, so the client's next window (T, …] cannot miss a write, on SQLite as on
+/// PostgreSQL shared by several processes.
 enum SyncRoutes {
     /// Instances per streamed chunk: big enough for few writes, small enough for flat memory.
     static let chunkSize = 500
@@ -49,17 +48,14 @@ enum SyncRoutes {
             let spool = SyncSpool(
                 memoryBytes: env.limits.syncMemoryBytes, directory: env.configuration.dataDirectory, onRelease: release)
             let total = SyncTotal()
-            let database = env.database
+            let storage = env.storage
             await env.streams.enterReader()
             do {
-                try await database.writeWithoutTransaction { _ in
-                    let now = env.clock.current()
-                    database.asyncConcurrentRead { result in
-                        defer { env.streams.leaveReader() }
-                        produce(
-                            sync, syncTimestamp: sync.toSync ?? now, authorization: authorization, env,
-                            result.map { $0 as any SQLExecutor }, spool, total)
-                    }
+                try await storage.startSyncRead { result, watermark in
+                    defer { env.streams.leaveReader() }
+                    produce(
+                        sync, syncTimestamp: storage.syncTimestamp(requested: sync.toSync, watermark: watermark),
+                        authorization: authorization, env, result, spool, total)
                 }
             } catch {
                 env.streams.leaveReader()
@@ -95,7 +91,7 @@ enum SyncRoutes {
         }
     }
 
-    /// Runs on a GRDB reader thread inside ONE read transaction: authenticates, resolves the
+    /// Runs on a database thread inside ONE read transaction: authenticates, resolves the
     /// module, then walks the change set chunk by chunk into the pipe.
     private static func produce(
         _ sync: SyncRequest, syncTimestamp: Int64, authorization: String?, _ env: ServerEnvironment,

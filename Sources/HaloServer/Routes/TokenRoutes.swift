@@ -14,11 +14,11 @@ enum TokenRoutes {
             switch grant {
             case "client_credentials":
                 let clientId = try await authenticateClient(fields, address: context.clientAddress, env)
-                token = try await env.database.write { db in try env.tokens.issue(clientId: clientId, userId: nil, in: db) }
+                token = try await env.storage.write { db in try env.tokens.issue(clientId: clientId, userId: nil, in: db) }
             case "refresh_token":
                 let clientId = try await authenticateClient(fields, address: context.clientAddress, env)
                 let refreshToken = try fields.requiredString("refresh_token")
-                let refreshed = try await env.database.write { db in
+                let refreshed = try await env.storage.write { db in
                     try env.tokens.refresh(refreshToken, clientId: clientId, in: db)
                 }
                 guard let refreshed else { throw APIError.unauthorized("Refresh token is not valid") }
@@ -27,10 +27,10 @@ enum TokenRoutes {
                 let (username, password) = try userCredentials(request, fields)
                 let verified = try await env.logins.check(.user(email: username), address: context.clientAddress) { lane in
                     try await Accounts.verifyPassword(
-                        email: username, password: password, in: env.database, hashing: env.hashing, lane: lane)
+                        email: username, password: password, in: env.storage, hashing: env.hashing, lane: lane)
                 }
                 guard let userId = verified else { throw APIError.unauthorized("Invalid username or password") }
-                token = try await env.database.write { db in try env.tokens.issue(clientId: nil, userId: userId, scope: "user", in: db) }
+                token = try await env.storage.write { db in try env.tokens.issue(clientId: nil, userId: userId, scope: "user", in: db) }
             case "":
                 throw APIError.badRequest("'grant_type' is required")
             default:
@@ -49,7 +49,7 @@ enum TokenRoutes {
         guard let clientId = try fields.optionalString("client_id"), let secret = try fields.optionalString("client_secret")
         else { throw failure }
         let verified = try await env.logins.check(.client(id: clientId), address: address) { lane -> String? in
-            let stored = try await env.database.read { db in
+            let stored = try await env.storage.read { db in
                 try ClientRecord.secretHash(clientId: clientId, in: db)
             }
             guard let stored else { return nil }

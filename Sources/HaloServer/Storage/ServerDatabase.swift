@@ -97,13 +97,6 @@ enum ServerDatabase {
         }
     }
 
-    /// A clock that stays above every stamp already stored, so a wall clock set back between two
-    /// runs cannot hand out stamps an earlier sync window already covered.
-    static func clock(for database: DatabasePool) throws -> MonotonicClock {
-        let floor = try database.read(ContentTables.latestStamp)
-        return MonotonicClock(wallClock: { max(MonotonicClock.systemMilliseconds(), floor + 1) })
-    }
-
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.register(migrations)

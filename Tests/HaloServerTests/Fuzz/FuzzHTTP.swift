@@ -236,17 +236,19 @@ final class FuzzChildServer: @unchecked Sendable {
 
     func start(timeout: TimeInterval = 30) throws {
         if !FileManager.default.fileExists(atPath: logFile.path) {
+            // On PostgreSQL nothing else makes the directory before the server starts.
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
         let handle = try FileHandle(forWritingTo: logFile)
         let before = try handle.seekToEnd()
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--port", "0", "--data", directory.path, "--quiet"]
+        process.arguments = ["serve", "--port", "0"] + (try TestBackEnd.current.dataOptions(for: directory)) + ["--quiet"]
         process.standardError = handle
         process.standardOutput = FileHandle.nullDevice
         // A trap prints the crashed thread's frames only (the first one in Sources/ names the culprit).
-        var environment = ProcessInfo.processInfo.environment
+        var environment = TestBackEnd.current.childEnvironment
         environment["SWIFT_BACKTRACE"] =
             backtraces
             ? "enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=40" : "enable=no"

@@ -37,7 +37,7 @@ final class ServerFuzzTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // The demo workspace, an identified (non-editor) user, through the admin API.
-        let admin = try HaloServerAdmin.open(dataDirectory: directory)
+        let admin = try await TestBackEnd.current.admin(for: directory)
         let demo = try await admin.seedDemo()
         let userEmail = "fuzz-user@example.com"
         try await admin.addUser(email: userEmail, password: "secret-password", name: "Fuzz", surname: "User")

@@ -25,7 +25,7 @@ final class PushAcrossProcessesTests: XCTestCase {
             }
         }
         let sent = try await withThrowingTaskGroup(of: Int.self) { group in
-            for storage in processes {
+            for storage in processes.map({ ServerStorage.postgres($0) }) {
                 group.addTask {
                     var total = 0
                     for _ in 0..<30 {

@@ -19,11 +19,16 @@ final class SyncAcrossProcessesTests: XCTestCase {
             // Three writing processes and the client's own.
             let storages = try await serverProcesses(4)
             defer { storages.forEach { $0.close() } }
-            try await Self.exercise(processes: Array(storages.prefix(3)), client: storages[3], run: run)
+            // The processes' clocks disagree, as machines' do: one runs 40 ms behind, one 40 ms ahead.
+            let processes = storages.prefix(3).enumerated().map { index, storage in
+                let skew = Int64(index - 1) * 40
+                return ServerStorage.postgres(storage, clock: MonotonicClock(wallClock: { MonotonicClock.systemMilliseconds() + skew }))
+            }
+            try await Self.exercise(processes: processes, client: storages[3], run: run)
         }
     }
 
-    private static func exercise(processes: [PostgresStorage], client: PostgresStorage, run: Int) async throws {
+    private static func exercise(processes: [ServerStorage], client: PostgresStorage, run: Int) async throws {
         let writesPerProcess = 60
         let local = try DatabaseQueue()
         var migrator = DatabaseMigrator()
@@ -38,8 +43,9 @@ final class SyncAcrossProcessesTests: XCTestCase {
                     group.addTask {
                         var random = SystemRandomNumberGenerator()
                         for n in 0..<writesPerProcess {
+                            let clock = storage.clock
                             try await storage.write { db in
-                                let stamp = try PostgresStorage.nextStamp(in: db)
+                                let stamp = clock.next()
                                 let existing = try db.fetchColumn(
                                     String.self, "SELECT id FROM content_instance WHERE deleted_at IS NULL ORDER BY pk")
                                 var generator = SystemRandomNumberGenerator()

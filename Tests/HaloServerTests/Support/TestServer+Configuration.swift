@@ -1,5 +1,6 @@
 import Foundation
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 extension TestServer {
@@ -14,7 +15,7 @@ extension TestServer {
             .appendingPathComponent("halo-server-tests-\(UUID().uuidString)", isDirectory: true)
         var configuration = HaloServerConfiguration(dataDirectory: directory, logRequests: false)
         configure(&configuration)
-        let server = try await HaloServerInstance.start(configuration)
+        let server = try await TestDeployment.start(configuration)
         return TestServer(server: server, directory: configuration.dataDirectory)
     }
 
@@ -43,4 +44,16 @@ extension TestServer {
 /// Asserts the answer's status, showing its body otherwise.
 func assertStatus(_ answer: HTTPAnswer, _ status: Int, file: StaticString = #filePath, line: UInt = #line) {
     XCTAssertEqual(answer.status, status, String(decoding: answer.data, as: UTF8.self), file: file, line: line)
+}
+
+/// Skips a test of SQLite's own files or mechanisms when the suite runs on PostgreSQL
+/// (`HALO_TEST_BACKEND`); the reason says what covers the same ground there.
+func skipUnlessSQLite(_ reason: String) throws {
+    try XCTSkipIf(TestBackEnd.current != .sqlite, "SQLite only: \(reason)")
+}
+
+/// Skips a test of limits one process keeps in memory (concurrent streams) when three processes
+/// behind nginx serve the suite: each process counts its own (docs/deploy.md).
+func skipInCluster(_ reason: String) throws {
+    try XCTSkipIf(TestBackEnd.current.isCluster, "one process only: \(reason)")
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HaloContentStore
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -23,14 +24,15 @@ enum HTTPBody {
 }
 
 /// A real server on 127.0.0.1 with an ephemeral port and a fresh data directory, plus a small
-/// URLSession client. Every test talks HTTP to it; nothing is mocked.
+/// URLSession client. Every test talks HTTP to it; nothing is mocked. The back end is
+/// `TestBackEnd.current`: SQLite, or PostgreSQL with one process or three behind nginx.
 final class TestServer: @unchecked Sendable {
-    let server: HaloServerInstance
+    let server: TestDeployment
     let directory: URL
     let session: URLSession
     var admin: HaloServerAdmin { server.admin }
 
-    init(server: HaloServerInstance, directory: URL) {
+    init(server: TestDeployment, directory: URL) {
         self.server = server
         self.directory = directory
         let configuration = URLSessionConfiguration.ephemeral
@@ -44,17 +46,13 @@ final class TestServer: @unchecked Sendable {
         limits: ServerLimits = ServerLimits(), socialVerifier: any SocialTokenVerifier = UnconfiguredSocialTokenVerifier(),
         socialSettings: SocialSignInSettings? = nil
     ) async throws -> TestServer {
-        let directory =
-            directory
-            ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("halo-server-tests-\(UUID().uuidString)", isDirectory: true)
-        var configuration = HaloServerConfiguration(
-            dataDirectory: directory, limits: limits, tokenLifetimeMilliseconds: tokenLifetimeMilliseconds,
-            socialVerifier: socialVerifier, logRequests: false)
-        configuration.maxBodyBytes = maxBodyBytes
-        if let socialSettings { configuration.trustSocialProviders(socialSettings) }
-        let server = try await HaloServerInstance.start(configuration)
-        return TestServer(server: server, directory: directory)
+        try await start(directory: directory) { configuration in
+            configuration.limits = limits
+            configuration.tokenLifetimeMilliseconds = tokenLifetimeMilliseconds
+            configuration.socialVerifier = socialVerifier
+            configuration.maxBodyBytes = maxBodyBytes
+            if let socialSettings { configuration.trustSocialProviders(socialSettings) }
+        }
     }
 
     func stop(removeData: Bool = true) async {

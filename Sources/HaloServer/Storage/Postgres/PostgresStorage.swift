@@ -78,7 +78,7 @@ public final class PostgresStorage: Sendable {
     /// Runs `body` in a read-only snapshot taken while no write is in flight, with the sync
     /// watermark of that snapshot: the latest content stamp it holds. Every write stamped at or
     /// below the watermark is in the snapshot, and every later write is stamped above it
-    /// (`nextStamp` reads the stamps committed before it, under the write lock), so consecutive
+    /// (`ServerStorage.write` moves its clock past the stamps committed before it, under the write lock), so consecutive
     /// sync windows (…, watermark] never miss a write nor report one twice, whichever process
     /// made it and in whatever order their clocks ran.
     ///
@@ -98,13 +98,6 @@ public final class PostgresStorage: Sendable {
                 return watermark
             },
             releasing: "SELECT pg_advisory_unlock_all()", body)
-    }
-
-    /// A stamp for a write, inside `write`: later than the wall clock's now and than every
-    /// content stamp committed before (by any process). Stamps taken under the write lock thus
-    /// commit in increasing order, which `readAtWatermark` relies on.
-    public static func nextStamp(in db: any SQLExecutor, now: Int64 = MonotonicClock.systemMilliseconds()) throws -> Int64 {
-        max(now, try ContentTables.latestStamp(in: db) + 1)
     }
 
     private func transaction<T: Sendable>(
@@ -203,6 +196,8 @@ private final class ConnectionPool: Sendable {
         var idle: [PostgresConnection] = []
         var leased = 0
         var lastIdentifier = 0
+        /// Drained by `close`: connections given back are closed, not kept.
+        var drained = false
     }
     private let capacity: Int
     private let state = Mutex(State())
@@ -225,11 +220,15 @@ private final class ConnectionPool: Sendable {
         }
     }
 
+    /// Keeps a connection for the next transaction, or closes it when the storage was closed
+    /// while it was leased (PostgresNIO requires every connection to be closed).
     func giveBack(_ connection: PostgresConnection) {
-        state.withLock { state in
+        let kept = state.withLock { state in
             state.leased -= 1
-            state.idle.append(connection)
+            if !state.drained { state.idle.append(connection) }
+            return !state.drained
         }
+        if !kept { try? (connection.close() as EventLoopFuture<Void>).wait() }
         slots.signal()
     }
 
@@ -254,9 +253,10 @@ private final class ConnectionPool: Sendable {
         }
     }
 
-    /// Every idle connection, removed from the pool.
+    /// Every idle connection, removed from the pool, which keeps none from now on.
     func drain() -> [PostgresConnection] {
         state.withLock { state in
+            state.drained = true
             defer { state.idle.removeAll() }
             return state.idle
         }

@@ -1,0 +1,77 @@
+# The committed query corpus as load, shared by the search benchmarks. Source it after
+# halo-server.sh (needs WORK):
+#
+#   corpus_bodies MODULE_ID…        # WORK/bodies.txt: one search request body per corpus query
+#   corpus_check BASE TOKEN         # every body answers 200
+#   corpus_load BASE TOKEN N PID…   # "requests/s p50 p99 cpu-ms-per-request" for N wrk connections;
+#                                   # CPU is user+sys of the PIDs (the server processes) over the run
+
+cpu_of() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
+
+# The corpus (Benchmarks/queries/corpus.txt) as request bodies, one compact JSON per line, through
+# `halo search --print-request` (the filter language and request builder of the app and the SDK),
+# first page of 50 with totals.
+corpus_bodies() {
+  bash scripts/swift-release.sh --product halo 2>&1 | { grep -E "error|warning: .*\.swift" || true; }
+  local halo
+  halo="$(bash scripts/swift-release.sh --show-bin-path)/halo"
+  python3 - "$halo" "$WORK/bodies.txt" "$@" <<'PY'
+import json, subprocess, sys
+halo, out, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
+queries, current = [], None
+for line in open("Benchmarks/queries/corpus.txt"):
+    line = line.rstrip("\n")
+    if line.startswith("## "):
+        current = {"name": line[3:]}
+        queries.append(current)
+    elif current is not None and ":" in line and not line.startswith("#"):
+        key, value = line.split(":", 1)
+        current[key.strip()] = value.strip()
+with open(out, "w") as bodies:
+    for query in queries:
+        arguments = [halo, "search", "--print-request", "--page", "1", "--limit", "50"]
+        for module in modules:
+            arguments += ["--module-id", module]
+        for key in ("filter", "meta", "sort"):
+            if key in query:
+                arguments += ["--" + key, query[key]]
+        body = json.loads(subprocess.run(arguments, check=True, capture_output=True, text=True).stdout)
+        bodies.write(json.dumps(body, separators=(",", ":")) + "\n")
+print(f"   {len(queries)} corpus queries", file=sys.stderr)
+PY
+}
+
+corpus_check() {
+  local status
+  while read -r body; do
+    status=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$1/api/generalcontent/instance/search" \
+      -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$body")
+    [ "$status" = 200 ] || { echo "a corpus query answered $status: $body"; exit 1; }
+  done < "$WORK/bodies.txt"
+}
+
+corpus_load() {
+  local base=$1 token=$2 connections=$3
+  shift 3
+  cat > "$WORK/corpus.lua" <<LUA
+local bodies = {}
+for line in io.lines("$WORK/bodies.txt") do bodies[#bodies + 1] = line end
+local next = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $token"
+request = function()
+  next = next % #bodies + 1
+  return wrk.format(nil, nil, nil, bodies[next])
+end
+LUA
+  local cpu0=0 cpu1=0 pid requests
+  for pid in "$@"; do cpu0=$(awk -v a="$cpu0" -v b="$(cpu_of "$pid")" 'BEGIN{print a+b}'); done
+  wrk -t"$(( connections < 2 ? 1 : 2 ))" -c"$connections" -d"${DURATION:-15s}" --latency -s "$WORK/corpus.lua" \
+    "$base/api/generalcontent/instance/search" > "$WORK/wrk.txt"
+  for pid in "$@"; do cpu1=$(awk -v a="$cpu1" -v b="$(cpu_of "$pid")" 'BEGIN{print a+b}'); done
+  if grep -q "Non-2xx" "$WORK/wrk.txt"; then grep "Non-2xx" "$WORK/wrk.txt"; exit 1; fi
+  requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+  echo "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.txt") $(awk '$1=="50%" {print $2}' "$WORK/wrk.txt")" \
+    "$(awk '$1=="99%" {print $2}' "$WORK/wrk.txt") $(awk -v a="$cpu0" -v b="$cpu1" -v n="$requests" 'BEGIN{printf "%.2f", (b-a)*1000/n}')"
+}
