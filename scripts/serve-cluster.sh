@@ -41,7 +41,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/halo-cluster.XXXXXX")
 pids=()
 stop() {
   trap - EXIT INT TERM
-  [ -n "${nginx_pid:-}" ] && kill -QUIT "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+  [ -n "${nginx_pid:-}" ] && kill -TERM "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"

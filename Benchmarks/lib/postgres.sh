@@ -9,8 +9,10 @@
 # of either process), as halo-server's SQLite does with synchronous=NORMAL: the two compare at
 # the same durability. Loopback connections are trusted (no password: a benchmark's own cluster).
 
+# Runs a PostgreSQL program as the cluster's owner (PostgreSQL refuses root). `exec`, so that a
+# program started with `&` is itself the background job: PG_PID is the postmaster's.
 pg_as_owner() {
-  if [ "$(id -u)" = 0 ]; then setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; else "$@"; fi
+  if [ "$(id -u)" = 0 ]; then exec setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; else exec "$@"; fi
 }
 
 start_postgres() {
@@ -21,9 +23,9 @@ start_postgres() {
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$PG_DIR"
   PG_SOCKET=$PG_DIR
   PG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  pg_as_owner "$bin/initdb" -D "$PG_DIR/data" -U halo --auth=trust -E UTF8 --locale=C > "$PG_DIR/initdb.log"
-  pg_as_owner "$bin/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -k "$PG_SOCKET" -c listen_addresses=127.0.0.1 \
-    -c synchronous_commit=off -c max_connections=200 > "$PG_DIR/postgres.log" 2>&1 &
+  (pg_as_owner "$bin/initdb" -D "$PG_DIR/data" -U halo --auth=trust -E UTF8 --locale=C > "$PG_DIR/initdb.log")
+  (pg_as_owner "$bin/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -k "$PG_SOCKET" -c listen_addresses=127.0.0.1 \
+    -c synchronous_commit=off -c max_connections=200 > "$PG_DIR/postgres.log" 2>&1) &
   PG_PID=$!
   for _ in $(seq 1 200); do
     "$bin/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && break
