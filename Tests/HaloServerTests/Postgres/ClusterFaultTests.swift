@@ -21,6 +21,8 @@ final class ClusterFaultTests: XCTestCase {
         let token: String
         let moduleId: String
         let session: URLSession
+        /// The processes' data directories (their sync spill files).
+        let directory: URL
 
         static func start() async throws -> Cluster {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cluster-\(UUID().uuidString)")
@@ -43,12 +45,15 @@ final class ClusterFaultTests: XCTestCase {
             configuration.timeoutIntervalForRequest = 20
             let session = URLSession(configuration: configuration)
             let token = try await CrashTests.token(balancer.baseURL, client, session)
-            return Cluster(processes: processes, ports: ports, balancer: balancer, token: token, moduleId: moduleId, session: session)
+            return Cluster(
+                processes: processes, ports: ports, balancer: balancer, token: token, moduleId: moduleId, session: session,
+                directory: directory)
         }
 
         func stop() {
             balancer.stop()
             for process in processes { process.kill() }
+            try? FileManager.default.removeItem(at: directory)
         }
 
         func call(_ method: String, _ path: String, body: HTTPBody? = nil, port: Int? = nil) async throws -> HTTPAnswer {
