@@ -6,6 +6,9 @@
 #   corpus_load BASE TOKEN N PID…   # "requests/s p50 p99 cpu-ms-per-request" for N wrk connections;
 #                                   # CPU is user+sys of the PIDs (the server processes) over the run
 
+# The data and load both search benchmarks use (override any from the environment).
+: "${INSTANCES:=100000}" "${MODULES:=10}" "${CONNECTIONS:=32}" "${DURATION:=15s}"
+
 cpu_of() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
 
 # The corpus (Benchmarks/queries/corpus.txt) as request bodies, one compact JSON per line, through
@@ -67,7 +70,7 @@ end
 LUA
   local cpu0=0 cpu1=0 pid requests
   for pid in "$@"; do cpu0=$(awk -v a="$cpu0" -v b="$(cpu_of "$pid")" 'BEGIN{print a+b}'); done
-  wrk -t"$(( connections < 2 ? 1 : 2 ))" -c"$connections" -d"${DURATION:-15s}" --latency -s "$WORK/corpus.lua" \
+  wrk -t"$(( connections < 2 ? 1 : 2 ))" -c"$connections" -d"$DURATION" --latency -s "$WORK/corpus.lua" \
     "$base/api/generalcontent/instance/search" > "$WORK/wrk.txt"
   for pid in "$@"; do cpu1=$(awk -v a="$cpu1" -v b="$(cpu_of "$pid")" 'BEGIN{print a+b}'); done
   if grep -q "Non-2xx" "$WORK/wrk.txt"; then grep "Non-2xx" "$WORK/wrk.txt"; exit 1; fi

@@ -8,10 +8,6 @@
 # CPU per request is the server processes' and PostgreSQL's (user+sys over the run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-INSTANCES=${INSTANCES:-100000}
-MODULES=${MODULES:-10}
-CONNECTIONS=${CONNECTIONS:-32}
-DURATION=${DURATION:-15s}
 source Benchmarks/lib/halo-server.sh
 bench_setup postgres
 source Benchmarks/lib/search-corpus.sh
@@ -22,6 +18,15 @@ bench_stop_more() {
   stop_postgres
 }
 start_postgres
+
+# corpus_load's figures, then PostgreSQL's CPU per request over the same run.
+load_with_postgres() {
+  local before after figures
+  before=$(pg_cpu)
+  figures=$(corpus_load "$@")
+  after=$(pg_cpu)
+  echo "$figures $(awk -v a="$before" -v b="$after" -v r="${figures%% *}" -v d="${DURATION%s}" 'BEGIN{printf "%.2f", (b-a)*1000/(r*d)}')"
+}
 
 seconds() { python3 -c 'import time; print(time.monotonic())'; }
 t0=$(seconds)
@@ -45,16 +50,10 @@ TOKEN=$(app_token "$PG_ADDRESS")
 # shellcheck disable=SC2046
 corpus_bodies $(pg_sql "SELECT id FROM server_module ORDER BY name")
 corpus_check "$BASE" "$TOKEN"
-pg0=$(pg_cpu)
-read -r P_RPS P_P50 P_P99 P_CPU <<< "$(corpus_load "$BASE" "$TOKEN" 1 "$SERVER_PID")"
-pg1=$(pg_cpu)
-P_PGCPU=$(awk -v a="$pg0" -v b="$pg1" -v r="$P_RPS" -v d="${DURATION%s}" 'BEGIN{printf "%.2f", (b-a)*1000/(r*d)}')
+read -r P_RPS P_P50 P_P99 P_CPU P_PGCPU <<< "$(load_with_postgres "$BASE" "$TOKEN" 1 "$SERVER_PID")"
 
 # 2. CONNECTIONS connections: one process, then three behind nginx.
-pg0=$(pg_cpu)
-read -r O_RPS O_P50 O_P99 O_CPU <<< "$(corpus_load "$BASE" "$TOKEN" "$CONNECTIONS" "$SERVER_PID")"
-pg1=$(pg_cpu)
-O_PGCPU=$(awk -v a="$pg0" -v b="$pg1" -v r="$O_RPS" -v d="${DURATION%s}" 'BEGIN{printf "%.2f", (b-a)*1000/(r*d)}')
+read -r O_RPS O_P50 O_P99 O_CPU O_PGCPU <<< "$(load_with_postgres "$BASE" "$TOKEN" "$CONNECTIONS" "$SERVER_PID")"
 stop_server
 
 CLUSTER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -65,11 +64,8 @@ grep -q "cluster ready" "$WORK/cluster.log" || { echo "the cluster did not start
 PROCESS_PIDS=$(sed -n 's/.*processes:\(.*\))/\1/p' "$WORK/cluster.log" | tr ' ' '\n' | cut -d: -f1 | tr '\n' ' ')
 CLUSTER_BASE="http://127.0.0.1:$CLUSTER_PORT"
 corpus_check "$CLUSTER_BASE" "$TOKEN"
-pg0=$(pg_cpu)
 # shellcheck disable=SC2086
-read -r C_RPS C_P50 C_P99 C_CPU <<< "$(corpus_load "$CLUSTER_BASE" "$TOKEN" "$CONNECTIONS" $PROCESS_PIDS)"
-pg1=$(pg_cpu)
-C_PGCPU=$(awk -v a="$pg0" -v b="$pg1" -v r="$C_RPS" -v d="${DURATION%s}" 'BEGIN{printf "%.2f", (b-a)*1000/(r*d)}')
+read -r C_RPS C_P50 C_P99 C_CPU C_PGCPU <<< "$(load_with_postgres "$CLUSTER_BASE" "$TOKEN" "$CONNECTIONS" $PROCESS_PIDS)"
 
 echo "search with the query corpus on PostgreSQL ($(wc -l < "$WORK/bodies.txt") queries in turn, $INSTANCES instances in $MODULES modules, $DURATION each):"
 echo "   1 connection, SQLite:      ${S_RPS} requests/s, p50 ${S_P50}, p99 ${S_P99}, server CPU ${S_CPU} ms per request"

@@ -7,10 +7,6 @@
 # of a single query at a time. Target: ≤ 6 ms of server CPU per request, p99 ≤ 300 ms.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-INSTANCES=${INSTANCES:-100000}
-MODULES=${MODULES:-10}
-CONNECTIONS=${CONNECTIONS:-32}
-DURATION=${DURATION:-15s}
 source Benchmarks/lib/halo-server.sh
 bench_setup search-load
 source Benchmarks/lib/search-corpus.sh

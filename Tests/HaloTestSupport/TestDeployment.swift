@@ -111,8 +111,7 @@ public enum PostgresDatabases {
 
     /// Runs `sql` in the database of `directory` (psql, unaligned: columns joined by `|`).
     public static func psql(_ sql: String, for directory: URL) throws -> String {
-        let name = try address(for: directory).split(separator: "/").last?.split(separator: "?").first.map(String.init) ?? ""
-        return try PostgresCluster.shared().psql(sql, database: name)
+        try PostgresCluster.shared().psql(sql, database: try name(for: directory))
     }
 
     /// Whether a write transaction holds the write lock of `directory`'s database now.
@@ -127,14 +126,18 @@ public enum PostgresDatabases {
 
     /// The address (`--database`) of the database for `directory`, made on first use.
     public static func address(for directory: URL) throws -> String {
+        try PostgresCluster.shared().address(database: try name(for: directory))
+    }
+
+    /// The name of the database for `directory`, made on first use.
+    private static func name(for directory: URL) throws -> String {
         let cluster = try PostgresCluster.shared()
-        let name = try byDirectory.withLock { names in
+        return try byDirectory.withLock { names in
             if let name = names[directory.standardizedFileURL.path] { return name }
             let name = try cluster.makeDatabase()
             names[directory.standardizedFileURL.path] = name
             return name
         }
-        return cluster.address(database: name)
     }
 }
 

@@ -41,24 +41,19 @@ enum KeyScan {
         }
     }
 
-    /// The set of the first column's integers. Other databases than SQLite answer through their
-    /// executor.
+    /// The set of the first column's integers, on SQLite through its C API, on PostgreSQL packed.
     static func rowSet(_ sql: String, _ arguments: [SQLValue] = [], capacity: Int64, in db: any SQLExecutor) throws -> RowSet {
         var result = RowSet(capacity: capacity)
         guard let db = db as? Database else {
-            if db.dialect == .postgres {
-                // One value instead of a row per key: PostgreSQL packs the keys, 8 big-endian bytes
-                // each, and decoding one bytea costs a fraction of decoding tens of thousands of rows.
-                let packed = "SELECT string_agg(int8send(k), ''::bytea) FROM (\(sql)) AS keys(k)"
-                guard case .blob(let bytes)? = try db.select(packed, bindings: arguments).first?.values.first else { return result }
-                bytes.withUnsafeBytes { raw in
-                    for offset in stride(from: 0, to: raw.count - 7, by: 8) {
-                        result.insert(Int64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
-                    }
+            // PostgreSQL: one value instead of a row per key. It packs the keys, 8 big-endian bytes
+            // each, and decoding one bytea costs a fraction of decoding tens of thousands of rows.
+            let packed = "SELECT string_agg(int8send(k), ''::bytea) FROM (\(sql)) AS keys(k)"
+            guard case .blob(let bytes)? = try db.select(packed, bindings: arguments).first?.values.first else { return result }
+            bytes.withUnsafeBytes { raw in
+                for offset in stride(from: 0, to: raw.count - 7, by: 8) {
+                    result.insert(Int64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
                 }
-                return result
             }
-            for row in try db.select(sql, bindings: arguments) { result.insert(try row.get(at: 0)) }
             return result
         }
         try forEach(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments.map(\.databaseValue)), in: db) { row in

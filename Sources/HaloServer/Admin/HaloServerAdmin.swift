@@ -58,7 +58,7 @@ public struct HaloServerAdmin: Sendable {
         HaloServerAdmin(
             environment: ServerEnvironment(
                 storage: storage, tokens: TokenService(lifetimeMilliseconds: configuration.tokenLifetimeMilliseconds),
-                configuration: configuration, logger: .init(label: "halo-server-admin")))
+                configuration: configuration, logger: .init(label: "halo-server-admin"), serving: false))
     }
 
     /// Stops its background work and closes the database (a command that is done with it).

@@ -23,8 +23,12 @@ struct ServerEnvironment: Sendable {
     /// Sends scheduled notifications when they fall due.
     let pushScheduler: PushScheduler
 
+    /// `serving`: a server's environment, which publishes events to its streams and sends
+    /// scheduled notifications; an administration command's (`HaloServerAdmin.open`) does neither,
+    /// so `halo-server client add` never sends a notification that fell due.
     init(
-        storage: ServerStorage, tokens: TokenService, configuration: HaloServerConfiguration, logger: Logger
+        storage: ServerStorage, tokens: TokenService, configuration: HaloServerConfiguration, logger: Logger,
+        serving: Bool = true
     ) {
         self.storage = storage
         self.tokens = tokens
@@ -35,9 +39,11 @@ struct ServerEnvironment: Sendable {
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         logins = LoginThrottle(settings: configuration.loginThrottle)
         events = EventBroker(limits: configuration.limits)
-        events.start(storage, logger: logger)
         pushScheduler = PushScheduler()
-        pushScheduler.start(storage)
+        if serving {
+            events.start(storage, logger: logger)
+            pushScheduler.start(storage)
+        }
     }
 
     /// Stamps writes (see `ServerStorage`).

@@ -84,20 +84,28 @@ final class ClusterFaultTests: XCTestCase {
         let failures = Mutex<[Int: Int]>([:])
         let stop = Atomic(false)
 
-        /// `writers` writers for a second, then `fault`, then two seconds more; returns how many
-        /// writes were acknowledged before the fault.
+        /// `writers` writers until `writes` are acknowledged, then `fault`, then until `writes`
+        /// more are (or 30 s pass: a busy machine writes slowly, a broken cluster not at all);
+        /// returns how many were acknowledged before the fault.
         static func around(
-            _ cluster: Cluster, writers: Int, _ fault: () throws -> Void
+            _ cluster: Cluster, writers: Int, writes: Int = 20, _ fault: () throws -> Void
         ) async throws -> (load: Load, acknowledgedBefore: Int) {
             let load = Load()
             let running = load.run(cluster, writers: writers)
-            try await Task.sleep(for: .seconds(1))
+            try await load.wait(until: writes)
             let before = load.acknowledged.withLock { $0.count }
             try fault()
-            try await Task.sleep(for: .seconds(2))
+            try await load.wait(until: before + writes)
             load.stop.store(true, ordering: .relaxed)
             await running.value
             return (load, before)
+        }
+
+        private func wait(until count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while acknowledged.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
 
         private func run(_ cluster: Cluster, writers: Int) -> Task<Void, Never> {
