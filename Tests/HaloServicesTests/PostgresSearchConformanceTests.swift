@@ -71,10 +71,12 @@ final class PostgresSearchConformanceTests: XCTestCase {
         ])
 
     /// Capitals, accents, LIKE's wildcards as text, nulls and absent fields, lists, localized
-    /// text, segmentation tags, deletions, never-updated instances, relations.
+    /// text, segmentation tags, deletions, never-updated instances, relations, and two strings of
+    /// 8 kB (more than a PostgreSQL index entry holds) that differ only at their end.
     private static func edgeInstances() -> [WireInstance] {
         let titles = [
             "Alpha", "alpha", "ÁLPHA", "50% off", "under_score", "back\\slash", "naïve café", "Ωmega", "zeta", "Zeta", "", "a",
+            longTitle("end one"), longTitle("end two"),
         ]
         return titles.enumerated().map { n, title in
             var values: [String: JSONValue] = [
@@ -90,6 +92,11 @@ final class PostgresSearchConformanceTests: XCTestCase {
                 publishedAt: n % 6 == 5 ? nil : base, deletedAt: n == 7 ? base + 50 : nil,
                 createdBy: n % 2 == 0 ? "Ann Lee" : "BOB", customerId: 1, revision: n)
         }
+    }
+
+    /// 8,000 characters that compress badly, then `end`.
+    private static func longTitle(_ end: String) -> String {
+        (0..<2_000).map { String(format: "%04x", ($0 &* 40_503) & 0xffff) }.joined() + end
     }
 
     private static let edge = #""moduleIds":["e0000000000000000000000e"]"#
@@ -123,6 +130,37 @@ final class PostgresSearchConformanceTests: XCTestCase {
         ("related to", #"{\#(edge),"relatedTo":[{"fieldName":"parent","instanceIds":["e00000000000000000000002"]}]}"#),
         ("a locale", #"{\#(edge),"locale":"es","sort":"name asc"}"#),
         ("a projection and includes", #"{\#(edge),"fields":["title","parent"],"include":["parent"],"sort":"name asc"}"#),
+        ("a long string, equal", #"{\#(edge),"searchValues":{"property":"title","operation":"=","value":"\#(longTitle("end two"))"}}"#),
+        (
+            "a long string, in a list",
+            #"{\#(edge),"searchValues":{"property":"tags","operation":"in","value":["\#(longTitle("end one"))"]}}"#
+        ),
+        ("a long string, like its end", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"END ONE"}}"#),
+        (
+            "two likes on one field",
+            #"{\#(edge),"searchValues":{"condition":"and","operands":[{"property":"title","operation":"like","value":"al"},{"property":"title","operation":"like","value":"PH"}]}}"#
+        ),
+        (
+            "a range on one field",
+            #"{\#(edge),"searchValues":{"condition":"and","operands":[{"property":"score","operation":">=","value":-1},{"property":"score","operation":"<=","value":"1"}]}}"#
+        ),
+        ("not in, with null", #"{\#(edge),"searchValues":{"property":"score","operation":"!in","value":[null,-0.5]}}"#),
+        (
+            "negations inside or",
+            #"{\#(edge),"searchValues":{"condition":"or","operands":[{"property":"tags","operation":"!in","value":["t0","t1"]},{"property":"title","operation":"!=","value":"zeta"}]}}"#
+        ),
+        ("metadata != keeps the nulls", #"{\#(edge),"metaSearch":{"property":"publishedAt","operation":"!=","value":1700000000000}}"#),
+        ("metadata in, with null", #"{\#(edge),"metaSearch":{"property":"publishedAt","operation":"in","value":[null]}}"#),
+        ("metadata !in, editors", #"{\#(edge),"metaSearch":{"property":"createdBy","operation":"!in","value":["BOB"]}}"#),
+        ("a fractional date", #"{\#(edge),"metaSearch":{"property":"createdAt","operation":">","value":1700000000002.5}}"#),
+        ("related to anything", #"{\#(edge),"relatedTo":[{"fieldName":"parent","instanceIds":["*"]}],"sort":"name asc"}"#),
+        ("an unknown field", #"{\#(edge),"searchValues":{"property":"nope","operation":"!=","value":1}}"#),
+        // Every module, densely matched: PostgreSQL reads the page along the order's index.
+        ("walk: every instance, a later page", #"{"sort":"updatedAt desc","pagination":{"page":3,"limit":7}}"#),
+        (
+            "walk: the matches are the last in the order",
+            #"{"metaSearch":{"property":"createdAt","operation":"<","value":1700000000480},"sort":"createdAt desc","pagination":{"page":2,"limit":20}}"#
+        ),
         ("every module", #"{"metaSearch":{"property":"createdAt","operation":">=","value":1700000000003},"sort":"createdAt desc"}"#),
     ]
 }

@@ -59,6 +59,7 @@ extension ContentTables {
         try request.checkLimits(limits)
         try request.searchValues?.validate(maxDepth: limits.filterDepth)
         try request.metaSearch?.validate(maxDepth: limits.filterDepth)
+        if let filter = request.metaSearch { try FilterEvaluator.validateMetadata(filter) }
         let sortKeys = try request.sortKeys()
         let segmentMode = try request.resolvedSegmentMode()
         let skip = request.pagination?.skip ?? false
@@ -67,6 +68,10 @@ extension ContentTables {
         guard skip || (page >= 1 && limit >= 1) else {
             throw ContentStoreError.invalidRequest("pagination needs page ≥ 1 and limit ≥ 1 (got page \(page), limit \(limit))")
         }
+
+        // Client-chosen page numbers can be absurd: saturate instead of overflowing.
+        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+        let offset = skip ? 0 : (overflow ? Int.max : product)
 
         let scope = try narrowedScope(moduleScope(of: request, schema: schema), in: db)
         let capacity = (try db.fetchValue(Int64.self, "SELECT max(pk) FROM content_instance") ?? 0) + 1
@@ -105,9 +110,6 @@ extension ContentTables {
         }
 
         let total = matches.count
-        // Client-chosen page numbers can be absurd: saturate instead of overflowing.
-        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
-        let offset = skip ? 0 : (overflow ? Int.max : product)
         let pks = try orderedPage(
             of: matches, searched: universe.count, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit,
             offset: offset, in: db)
@@ -247,6 +249,13 @@ extension ContentTables {
                 })
             return page
         }
+        if let limit, db.dialect == .postgres, scope == nil, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
+            (Double(offset) + Double(limit)) * Double(searched) / Double(count) < Double(count) / 4
+        {
+            return try walkedPage(
+                of: matches, sortKeys: sortKeys, limit: limit, offset: offset,
+                expectedWalk: (Double(offset) + Double(limit)) * Double(searched) / Double(count), in: db)
+        }
         let sql = """
             SELECT pk FROM content_instance WHERE pk IN (\(db.dialect.elements(of: .integer)))
             ORDER BY \(orderBy(sortKeys, db.dialect)) LIMIT ? OFFSET ?
@@ -260,11 +269,47 @@ extension ContentTables {
         return try db.select(sql, bindings: bindings).map { try $0.get(at: 0) }
     }
 
+    /// PostgreSQL's merged walk: every instance in sort order, along the index of the order
+    /// (`content_instance_created`, `content_instance_changed`), a chunk of keys per query, keeping
+    /// members of `matches` until the page is full. A chunk is twice the rows the page is expected
+    /// to need, and doubles when that was not enough.
+    private static func walkedPage(
+        of matches: RowSet, sortKeys: [SortKey], limit: Int, offset: Int, expectedWalk: Double, in db: any SQLExecutor
+    ) throws -> [Int64] {
+        var page: [Int64] = []
+        var skipped = 0
+        var position: Int64 = 0
+        var chunk = Int64(min(max(512, 2 * expectedWalk), Double(1 << 20)))
+        let sql =
+            "SELECT array_to_string(ARRAY(SELECT pk FROM content_instance ORDER BY \(orderBy(sortKeys, .postgres)) LIMIT ? OFFSET ?), ',')"
+        while true {
+            let keys: String = try db.select(sql, bindings: [.integer(chunk), .integer(position)]).first?.get(at: 0) ?? ""
+            var read: Int64 = 0
+            for key in keys.split(separator: ",") {
+                read += 1
+                guard let pk = Int64(key), matches.contains(pk) else { continue }
+                if skipped < offset {
+                    skipped += 1
+                } else {
+                    page.append(pk)
+                    if page.count == limit { return page }
+                }
+            }
+            if read < chunk { return page }
+            position += chunk
+            chunk *= 2
+        }
+    }
+
     /// The ORDER BY list of the sort keys, then the id (so the order is total). Nulls come first
     /// ascending and last descending, as SQLite orders them (PostgreSQL is told so).
+    /// Dates that are never null (`createdAt`, and `updatedAt`, which falls back to it) get no
+    /// NULLS clause: PostgreSQL then reads their indexes in either direction.
     private static func orderBy(_ sortKeys: [SortKey], _ dialect: SQLDialect = .sqlite) -> String {
-        let nulls = { (ascending: Bool) in dialect == .postgres ? (ascending ? " NULLS FIRST" : " NULLS LAST") : "" }
-        return (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")\(nulls($0.ascending))" } + ["id ASC"])
+        let nulls = { (key: SortKey) in
+            dialect != .postgres || [.createdAt, .updatedAt].contains(key.field) ? "" : key.ascending ? " NULLS FIRST" : " NULLS LAST"
+        }
+        return (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")\(nulls($0))" } + ["id ASC"])
             .joined(separator: ", ")
     }
 

@@ -51,6 +51,66 @@ struct FilterEvaluator {
 
     enum MetadataColumn { case text, date }
 
+    /// A metadata property of a comparison: its protocol name, its SQL column and its kind.
+    struct MetadataProperty {
+        let name: String
+        let sql: String
+        let kind: MetadataColumn
+
+        init(_ name: String) throws {
+            guard let kind = FilterEvaluator.metadataColumns[name], let sql = ContentSchema.metadataColumns[name] else {
+                let known = FilterEvaluator.metadataColumns.keys.sorted().joined(separator: ", ")
+                throw ContentStoreError.invalidFilter("unknown metadata property \"\(name)\" (searchable: \(known))")
+            }
+            (self.name, self.sql, self.kind) = (name, sql, kind)
+        }
+
+        /// The SQL operand for a comparison: ms for dates, text for the others.
+        func operand(_ value: JSONValue) throws -> SQLValue {
+            switch kind {
+            case .date:
+                if let n = value.doubleValue { return .real(n) }
+                if let s = value.stringValue, let n = FilterEvaluator.number(fromText: s) { return .real(n) }
+                throw ContentStoreError.invalidFilter("\"\(name)\" compares with a number of milliseconds, not \(value.jsonString())")
+            case .text:
+                return .text(value.tagText)
+            }
+        }
+
+        /// The text a `like` looks for; dates cannot be `like`d.
+        func likeText(_ value: JSONValue) throws -> String {
+            guard kind == .text, let text = value.stringValue else {
+                throw ContentStoreError.invalidFilter("\"like\" cannot be used on the date \"\(name)\"")
+            }
+            return text
+        }
+
+        /// What `like` matches its pattern against. name has a lowercased copy (full Unicode
+        /// folding); the editors' names use SQLite's ASCII folding (its LIKE ignores the case of
+        /// ASCII letters; lower() of the "C" collation folds exactly those on PostgreSQL, whose
+        /// LIKE does not).
+        func likeSubject(_ dialect: SQLDialect, table: String = "") -> String {
+            name == "name" ? "\(table)name_folded" : dialect == .postgres ? "lower(\(table)\(sql))" : "\(table)\(sql)"
+        }
+    }
+
+    /// Throws the error a metadata filter would meet when evaluated (unknown property, `like` on a
+    /// date, a date compared with text), so that it is reported whatever the data: evaluation
+    /// stops early once nothing matches.
+    static func validateMetadata(_ node: FilterNode) throws {
+        switch node {
+        case .condition(_, let operands):
+            for operand in operands { try validateMetadata(operand) }
+        case .comparison(let c):
+            let column = try MetadataProperty(c.property)
+            if c.operation == .like {
+                _ = try column.likeText(c.value)
+            } else {
+                for operand in c.value.arrayValue ?? [c.value] where !operand.isNull { _ = try column.operand(operand) }
+            }
+        }
+    }
+
     enum Target { case values, metadata }
 
     func evaluate(_ node: FilterNode, on target: Target) throws -> RowSet {
@@ -59,19 +119,22 @@ struct FilterEvaluator {
             switch condition {
             case .and:
                 var result = candidates ?? universe
-                let (merged, rest) = try mergedRanges(operands, on: target)
-                for set in merged { result.formIntersection(set) }
-                let (likeGroups, others) = try groupedLikes(rest, on: target)
+                let groups = try target == .values ? AndOperands(operands, holdsOneValue: holdsOneValue) : AndOperands(operands)
+                for range in groups.ranges where !result.isEmpty {
+                    let condition = (["kind = 2"] + range.bounds.map { "num \($0.operation.wireName) ?" }).joined(separator: " AND ")
+                    result.formIntersection(
+                        try rows(condition, range.bounds.map { .real($0.value) }, fields: fieldNumbers(named: range.property)))
+                }
                 // Likely-selective operands first, so later ones can probe a small candidate set.
-                for operand in others.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
+                for operand in groups.rest.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
                     var narrowed = self
                     narrowed.candidates = result
                     result.formIntersection(try narrowed.evaluate(operand, on: target))
                 }
-                for group in likeGroups where !result.isEmpty {
+                for like in groups.likes where !result.isEmpty {
                     var narrowed = self
                     narrowed.candidates = result
-                    result.formIntersection(try narrowed.valueLike(group.texts, fields: group.fields))
+                    result.formIntersection(try narrowed.valueLike(like.texts, fields: fieldNumbers(named: like.property)))
                 }
                 return result
             case .or:
@@ -113,7 +176,7 @@ struct FilterEvaluator {
     }
 
     /// `like`: strings of the fields containing every one of `texts`, ignoring case (several
-    /// texts only for fields holding one string per instance: see `groupedLikes`). Patterns of 3
+    /// texts only for fields holding one string per instance: see `AndOperands`). Patterns of 3
     /// or more ASCII characters are looked up in the trigram index and only the strings it leaves
     /// out (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
     /// patterns, and a small candidate set (probed), keep the plain LIKE over every string.
@@ -143,80 +206,12 @@ struct FilterEvaluator {
         return result
     }
 
-    /// Within one `and`, several `like`s on the same field (`description like "fjord" and
-    /// description like "quartz"`) become one pass over its strings instead of one pass each:
-    /// exact only when every instance holds at most one string there (otherwise two elements
-    /// of a list could each hold one word), so only for fields never stored with several values.
-    private func groupedLikes(
-        _ operands: [FilterNode], on target: Target
-    ) throws -> ([(fields: [Int64], texts: [String])], [FilterNode]) {
-        guard target == .values else { return ([], operands) }
-        var texts: [String: [String]] = [:]
-        var rest: [FilterNode] = []
-        for operand in operands {
-            if case .comparison(let c) = operand, c.operation == .like, let text = c.value.stringValue {
-                texts[c.property, default: []].append(text)
-            } else {
-                rest.append(operand)
-            }
-        }
-        var groups: [(fields: [Int64], texts: [String])] = []
-        for (property, list) in texts.sorted(by: { $0.key < $1.key }) {
-            let fields = try fieldNumbers(named: property)
-            let single = try holdOneValue(fields)
-            if list.count < 2 || !single {
-                rest += list.map { .compare(property, .like, .string($0)) }
-            } else {
-                groups.append((fields, list))
-            }
-        }
-        return (groups, rest)
-    }
-
-    /// True when no instance ever stored several scalars (a list or an object) in these fields.
-    private func holdOneValue(_ fields: [Int64]) throws -> Bool {
+    /// True when no instance ever stored several scalars (a list or an object) in `property`.
+    private func holdsOneValue(_ property: String) throws -> Bool {
+        let fields = try fieldNumbers(named: property)
         guard !fields.isEmpty else { return true }
         let list = fields.map(String.init).joined(separator: ",")
         return try db.fetchValue(Int.self, "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(list))") == 0
-    }
-
-    /// Within one `and`, numeric range comparisons on the same field (`price >= 10`,
-    /// `price <= 500`) become one index range instead of two large scans. This is exact only when
-    /// every instance holds at most one value in that field (for lists, "some element ≥ 10 and
-    /// some element ≤ 500" may be two different elements), so it is done only for fields never
-    /// stored with several values (`content_field.multi`).
-    private func mergedRanges(_ operands: [FilterNode], on target: Target) throws -> ([RowSet], [FilterNode]) {
-        guard target == .values else { return ([], operands) }
-        var bounds: [String: [(FilterOperation, Double)]] = [:]
-        var rest: [FilterNode] = []
-        for operand in operands {
-            if case .comparison(let c) = operand, c.operation.isRange, let n = Self.numericOperand(c.value) {
-                bounds[c.property, default: []].append((c.operation, n))
-            } else {
-                rest.append(operand)
-            }
-        }
-        var sets: [RowSet] = []
-        for (property, list) in bounds.sorted(by: { $0.key < $1.key }) {
-            let fields = try fieldNumbers(named: property)
-            let single = try holdOneValue(fields)
-            if list.count < 2 || !single {
-                rest += list.map { .compare(property, $0.0, .number($0.1)) }
-                continue
-            }
-            let condition = (["kind = 2"] + list.map { "num \($0.0.wireName) ?" }).joined(separator: " AND ")
-            sets.append(try rows(condition, list.map { .real($0.1) }, fields: fields))
-        }
-        return (sets, rest)
-    }
-
-    /// The number a range comparison orders by, when it orders numerically.
-    private static func numericOperand(_ value: JSONValue) -> Double? {
-        switch value {
-        case .number(let n): return n
-        case .string(let s): return number(fromText: s)
-        default: return nil
-        }
     }
 
     private func valueEquals(_ value: JSONValue, fields: [Int64]) throws -> RowSet {
@@ -230,29 +225,41 @@ struct FilterEvaluator {
         }
     }
 
-    /// Union of `=` over the operands, as at most three index lookups (numbers, strings, booleans).
-    private func valueIn(_ operands: [JSONValue], fields: [Int64]) throws -> RowSet {
+    /// What `=` compares the stored scalars with, by kind: a number also matches its canonical
+    /// text, a numeric string also matches the number, and "true"/"false" match booleans too.
+    struct EqualityOperands {
         var numbers: [JSONValue] = []
-        var strings: [JSONValue] = []
+        var strings: [String] = []
         var booleans: [JSONValue] = []
         var includesNull = false
-        for operand in operands {
-            switch operand {
-            case .null: includesNull = true
-            case .bool(let b):
-                booleans.append(.number(b ? 1 : 0))
-                strings.append(.string(b ? "true" : "false"))
-            case .number(let n):
-                numbers.append(.number(n))
-                strings.append(.string(JSONValue.canonicalText(of: n)))
-            case .string(let s):
-                strings.append(.string(s))
-                if let n = Self.number(fromText: s) { numbers.append(.number(n)) }
-                if s == "true" || s == "false" { booleans.append(.number(s == "true" ? 1 : 0)) }
-            case .array, .object:
-                continue  // rejected by validation
+
+        init(_ operands: [JSONValue]) {
+            var strings: [String] = []
+            for operand in operands {
+                switch operand {
+                case .null: includesNull = true
+                case .bool(let b):
+                    booleans.append(.number(b ? 1 : 0))
+                    strings.append(b ? "true" : "false")
+                case .number(let n):
+                    numbers.append(.number(n))
+                    strings.append(JSONValue.canonicalText(of: n))
+                case .string(let s):
+                    strings.append(s)
+                    if let n = FilterEvaluator.number(fromText: s) { numbers.append(.number(n)) }
+                    if s == "true" || s == "false" { booleans.append(.number(s == "true" ? 1 : 0)) }
+                case .array, .object:
+                    continue  // rejected by validation
+                }
             }
+            self.strings = Array(Set(strings)).sorted()
         }
+    }
+
+    /// Union of `=` over the operands, as at most three index lookups (numbers, strings, booleans).
+    private func valueIn(_ operands: [JSONValue], fields: [Int64]) throws -> RowSet {
+        let split = EqualityOperands(operands)
+        let (numbers, strings, booleans, includesNull) = (split.numbers, split.strings, split.booleans, split.includesNull)
         var result =
             includesNull
             ? try valueEquals(.null, fields: fields) : RowSet(capacity: capacity)
@@ -265,12 +272,13 @@ struct FilterEvaluator {
         if !strings.isEmpty {
             // Placeholders, not json_each: SQLite seeks the index per listed string only for a
             // literal list after `num IS NULL` (checked with EXPLAIN QUERY PLAN).
-            for texts in Array(Set(strings.compactMap(\.stringValue))).sorted().chunked(into: 500) {
+            for texts in strings.chunked(into: 500) {
                 let placeholders = Array(repeating: "?", count: texts.count).joined(separator: ",")
                 result.formUnion(
                     try rows(
-                        "kind = 3 AND num IS NULL AND str IN (\(placeholders))",
-                        texts.map(SQLValue.text), fields: fields))
+                        "kind = 3 AND num IS NULL AND \(db.dialect == .postgres ? "\(ContentSchema.indexedStringPrefixSQL) IN (\(placeholders)) AND " : "")str IN (\(placeholders))",
+                        (db.dialect == .postgres ? texts.map { .text(String($0.prefix(ContentSchema.indexedStringPrefix))) } : [])
+                            + texts.map(SQLValue.text), fields: fields))
             }
         }
         if !booleans.isEmpty {
@@ -341,11 +349,8 @@ struct FilterEvaluator {
     // MARK: - metadata
 
     private func evaluateMetadata(_ c: FilterComparison) throws -> RowSet {
-        guard let kind = Self.metadataColumns[c.property], let sql = ContentSchema.metadataColumns[c.property] else {
-            let known = Self.metadataColumns.keys.sorted().joined(separator: ", ")
-            throw ContentStoreError.invalidFilter("unknown metadata property \"\(c.property)\" (searchable: \(known))")
-        }
-        let column = MetadataProperty(name: c.property, sql: sql, kind: kind)
+        let column = try MetadataProperty(c.property)
+        let sql = column.sql
         switch c.operation {
         case .equal:
             return try metadataEquals(column, c.value)
@@ -357,34 +362,21 @@ struct FilterEvaluator {
             return try metadataIn(column, c.value.arrayValue ?? [c.value]).complement(in: universe)
         case .greater, .less, .greaterOrEqual, .lessOrEqual:
             guard !c.value.isNull else { return RowSet(capacity: capacity) }
-            let operand = try metadataOperand(column, c.value)
+            let operand = try column.operand(c.value)
             return try instances(where: "\(sql) \(c.operation.wireName) ?", [operand])
         case .like:
-            guard kind == .text, let text = c.value.stringValue else {
-                throw ContentStoreError.invalidFilter("\"like\" cannot be used on the date \"\(c.property)\"")
-            }
-            // name has a lowercased copy (full Unicode folding); the editors' names use SQLite's ASCII
-            // folding (its LIKE ignores the case of ASCII letters; lower() of the "C" collation folds
-            // exactly those on PostgreSQL, whose LIKE does not).
-            let subject = c.property == "name" ? "name_folded" : db.dialect == .postgres ? "lower(\(sql))" : sql
-            return try instances(where: "\(subject) LIKE ? ESCAPE '\\'", [.text(Self.likePattern(text))])
+            let text = try column.likeText(c.value)
+            return try instances(where: "\(column.likeSubject(db.dialect)) LIKE ? ESCAPE '\\'", [.text(Self.likePattern(text))])
         case .unrecognized(let op):
             throw ContentStoreError.invalidFilter("unknown operation \"\(op)\"")
         }
-    }
-
-    /// A metadata property of a comparison: its protocol name, its SQL column and its kind.
-    private struct MetadataProperty {
-        let name: String
-        let sql: String
-        let kind: MetadataColumn
     }
 
     private func metadataEquals(_ column: MetadataProperty, _ value: JSONValue) throws -> RowSet {
         switch value {
         case .null: return try instancesWithoutValue(in: column)
         case .array(let elements): return try metadataIn(column, elements)
-        default: return try instances(where: "\(column.sql) = ?", [try metadataOperand(column, value)])
+        default: return try instances(where: "\(column.sql) = ?", [try column.operand(value)])
         }
     }
 
@@ -393,7 +385,7 @@ struct FilterEvaluator {
         var result =
             nonNull.count < operands.count ? try instancesWithoutValue(in: column) : RowSet(capacity: capacity)
         if !nonNull.isEmpty {
-            let list = try nonNull.map { try metadataOperand(column, $0) }
+            let list = try nonNull.map { try column.operand($0) }
             let json = JSONValue.array(
                 list.compactMap { value in
                     switch value {
@@ -415,19 +407,6 @@ struct FilterEvaluator {
     private func instancesWithoutValue(in column: MetadataProperty) throws -> RowSet {
         guard column.sql == "deleted_at" else { return try instances(where: "\(column.sql) IS NULL", []) }
         return try instances(where: "deleted_at IS NOT NULL", []).complement(in: universe)
-    }
-
-    /// The SQL operand for a metadata comparison: ms for dates, text for the others.
-    private func metadataOperand(_ column: MetadataProperty, _ value: JSONValue) throws -> SQLValue {
-        switch column.kind {
-        case .date:
-            if let n = value.doubleValue { return .real(n) }
-            if let s = value.stringValue, let n = Self.number(fromText: s) { return .real(n) }
-            throw ContentStoreError.invalidFilter(
-                "\"\(column.name)\" compares with a number of milliseconds, not \(value.jsonString())")
-        case .text:
-            return .text(value.tagText)
-        }
     }
 
     private func instances(where condition: String, _ arguments: [SQLValue]) throws -> RowSet {

@@ -151,6 +151,34 @@ enum ContentSchema {
             "CREATE INDEX content_value_trigram ON content_value USING gin (coalesce(folded, str) gin_trgm_ops) WHERE kind = 3")
     }
 
+    /// How many characters of a string the PostgreSQL value index holds: a B-tree entry must fit
+    /// in a third of a page (2,704 bytes), and 200 characters are at most 800 bytes of UTF-8.
+    static let indexedStringPrefix = 200
+    /// The indexed prefix, as SQL: an equality on `str` also compares it, so the index serves it.
+    static let indexedStringPrefixSQL = "left(str, \(indexedStringPrefix))"
+
+    /// Migration `content_v5_postgres_search` (PostgreSQL only): the value index `PostgresSearch`
+    /// reads.
+    /// - `content_value_lookup` held whole strings, so storing a string over about 2.7 kB
+    ///   failed ("index row size exceeds maximum"); it now holds a bounded prefix, and the
+    ///   search compares the full string after the index found the candidates.
+    /// - It carries `instance`, so a comparison is an index-only scan (SQLite's WITHOUT ROWID
+    ///   indexes carry the key by themselves; PostgreSQL's must be told).
+    /// - `content_value_untrigrammed` is SQLite's scan path for `like`; pg_trgm serves it here,
+    ///   and it held whole strings too.
+    /// - Statistics on (field, kind): a field holds one kind of value, and without them the
+    ///   planner multiplies the two selectivities and expects a tenth of the rows.
+    /// - `content_instance_changed`: the "updatedAt" order over every module, which SQLite
+    ///   reads by merging the modules' `lastChangedIndex` (a merge PostgreSQL does not plan).
+    static func reindexValuesOnPostgres(_ db: any SQLExecutor) throws {
+        try db.execute("DROP INDEX IF EXISTS content_value_lookup")
+        try db.execute("DROP INDEX IF EXISTS content_value_untrigrammed")
+        try db.execute(
+            "CREATE INDEX content_value_lookup ON content_value(field, kind, num, \(indexedStringPrefixSQL)) INCLUDE (instance)")
+        try db.execute("CREATE STATISTICS content_value_field_kind (dependencies, mcv) ON field, kind FROM content_value")
+        try db.execute("CREATE INDEX content_instance_changed ON content_instance((\(lastChangedExpression)))")
+    }
+
     /// The metadata columns `content_v1` named in camelCase, with their snake_case names.
     static let camelCaseColumnsOfV1: [(old: String, new: String)] = [
         ("createdAt", "created_at"), ("updatedAt", "updated_at"), ("publishedAt", "published_at"),

@@ -23,6 +23,7 @@ public enum ContentTables {
         StorageMigration(
             "content_v4_one_change_index", sqlite: ContentSchema.dropUpdatedIndexOfModules,
             postgres: { db in try db.execute("DROP INDEX IF EXISTS content_instance_module_updated") }),
+        StorageMigration("content_v5_postgres_search", sqlite: { _ in }, postgres: ContentSchema.reindexValuesOnPostgres),
     ]
 
     // MARK: Writing
