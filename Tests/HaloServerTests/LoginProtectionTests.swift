@@ -25,7 +25,6 @@ final class LoginProtectionTests: XCTestCase {
     }
 
     func testIdentifiedLoginLocksAfterFailuresThenTheRightPasswordWorks() async throws {
-        try skipInCluster("each process counts login failures in memory; shared counters are not built yet")
         try await start(.init(accountFailureLimit: 3, lockDuration: 1))
         try await server.admin.addUser(email: "ann@example.com", password: "right-password")
         for _ in 0..<3 {
@@ -42,7 +41,6 @@ final class LoginProtectionTests: XCTestCase {
     }
 
     func testPasswordGrantAndClientGrantsAreThrottled() async throws {
-        try skipInCluster("each process counts login failures in memory; shared counters are not built yet")
         try await start(.init(accountFailureLimit: 2, lockDuration: 30))
         try await server.admin.addUser(email: "eve@example.com", password: "eve-password")
         for _ in 0..<2 { assertEnvelope(try await server.passwordGrant("eve@example.com", "nope"), status: 401) }
@@ -67,7 +65,6 @@ final class LoginProtectionTests: XCTestCase {
     }
 
     func testAddressLimitSparesKnownDevices() async throws {
-        try skipInCluster("each process counts login failures in memory; shared counters are not built yet")
         try await start(.init(addressFailureLimit: 6, addressWindow: 60))
         try await server.admin.addUser(email: "owner@example.com", password: "owner-password")
         assertStatus(try await server.identifiedLogin("owner@example.com", "owner-password"), 200)
@@ -87,7 +84,6 @@ final class LoginProtectionTests: XCTestCase {
     /// 8 concurrent guessers on 8 other accounts: they get 429 with `Retry-After`, the real user's
     /// own login keeps working throughout, and once the locks end the right passwords work.
     func testConcurrentGuessersDoNotLockOutTheRealUser() async throws {
-        try skipInCluster("each process counts login failures in memory; shared counters are not built yet")
         try await start(.init(accountFailureLimit: 5, lockDuration: 3, maxLockDuration: 3))
         let password = "real-password"
         try await server.admin.addUser(email: "real@example.com", password: password)

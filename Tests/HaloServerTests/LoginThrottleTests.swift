@@ -4,8 +4,8 @@ import XCTest
 
 @testable import HaloServer
 
-/// `LoginThrottle`'s rules on a hand-driven clock, and `HashingExecutor`'s bounds.
-final class LoginThrottleTests: XCTestCase {
+/// `LoginThrottle`'s rules on a hand-driven clock.
+class LoginThrottleTests: XCTestCase {
     /// A clock the test moves.
     final class FakeClock: Sendable {
         private let value = Mutex(1000.0)
@@ -20,22 +20,40 @@ final class LoginThrottleTests: XCTestCase {
         func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
     }
 
-    private let alice = LoginThrottle.Account.user(email: "alice@example.com")
-    private let bob = LoginThrottle.Account.user(email: "bob@example.com")
+    let alice = LoginThrottle.Account.user(email: "alice@example.com")
+    let bob = LoginThrottle.Account.user(email: "bob@example.com")
 
-    private func throttle(_ settings: LoginThrottle.Settings, _ clock: FakeClock) -> LoginThrottle {
+    /// The throttle under test: counts in memory here (PostgresLoginThrottleTests runs the same
+    /// rules on the shared records).
+    func throttle(_ settings: LoginThrottle.Settings, _ clock: FakeClock) throws -> LoginThrottle {
         LoginThrottle(settings: settings, now: { clock.now })
+    }
+
+    /// Runs the throttle's async calls to completion, so the rules read as a sequence.
+    func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Locked<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0 }!.get()
     }
 
     /// One attempt with this outcome; returns the 429 when it was refused.
     @discardableResult
-    private func attempt(
+    func attempt(
         _ throttle: LoginThrottle, _ account: LoginThrottle.Account, from address: String? = "10.0.0.1",
         succeeds: Bool = false
     ) -> APIError? {
         do {
-            let attempt = try throttle.begin(account, address: address)
-            throttle.finish(attempt, outcome: succeeds)
+            try blocking {
+                let attempt = try await throttle.begin(account, address: address)
+                try await throttle.finish(attempt, outcome: succeeds)
+            }
             return nil
         } catch let error as APIError {
             return error
@@ -47,7 +65,7 @@ final class LoginThrottleTests: XCTestCase {
 
     func testFiveFailuresLockTheAccountWithDoublingBackoff() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(lockDuration: 60, maxLockDuration: 200), clock)
+        let throttle = try throttle(.init(lockDuration: 60, maxLockDuration: 200), clock)
         for _ in 0..<5 { XCTAssertNil(attempt(throttle, alice)) }
         let refusal = try XCTUnwrap(attempt(throttle, alice, succeeds: true), "the 6th attempt is refused, right or wrong")
         XCTAssertEqual(refusal.status, .tooManyRequests)
@@ -69,9 +87,9 @@ final class LoginThrottleTests: XCTestCase {
         XCTAssertEqual(attempt(throttle, alice, from: "10.0.0.9")?.retryAfterSeconds, 60, "the doubling was forgotten")
     }
 
-    func testFailuresOutsideTheWindowAndSuccessesDoNotAddUp() {
+    func testFailuresOutsideTheWindowAndSuccessesDoNotAddUp() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(accountWindow: 100), clock)
+        let throttle = try throttle(.init(accountWindow: 100), clock)
         for _ in 0..<4 { attempt(throttle, alice) }
         clock.advance(101)
         for _ in 0..<4 { XCTAssertNil(attempt(throttle, alice)) }
@@ -80,9 +98,9 @@ final class LoginThrottleTests: XCTestCase {
         XCTAssertNotNil(attempt(throttle, alice))
     }
 
-    func testALockNeverTouchesAnotherAccount() {
+    func testALockNeverTouchesAnotherAccount() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(), clock)
+        let throttle = try throttle(.init(), clock)
         for _ in 0..<5 { attempt(throttle, alice) }
         XCTAssertNotNil(attempt(throttle, alice))
         XCTAssertNil(attempt(throttle, bob, succeeds: true))
@@ -93,9 +111,9 @@ final class LoginThrottleTests: XCTestCase {
         XCTAssertNil(attempt(throttle, .client(id: "alice@example.com")))
     }
 
-    func testAddressBudgetSparesKnownDevices() {
+    func testAddressBudgetSparesKnownDevices() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(addressFailureLimit: 10, addressWindow: 50), clock)
+        let throttle = try throttle(.init(addressFailureLimit: 10, addressWindow: 50), clock)
         // Bob logged in from the attacker's address before (a shared NAT).
         XCTAssertNil(attempt(throttle, bob, from: "10.0.0.1", succeeds: true))
         for index in 0..<10 { XCTAssertNil(attempt(throttle, .user(email: "victim\(index)@example.com"))) }
@@ -110,9 +128,9 @@ final class LoginThrottleTests: XCTestCase {
         XCTAssertNil(attempt(throttle, alice, from: "10.0.0.1"))
     }
 
-    func testAKnownDeviceKeepsItsOwnLock() {
+    func testAKnownDeviceKeepsItsOwnLock() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(), clock)
+        let throttle = try throttle(.init(), clock)
         XCTAssertNil(attempt(throttle, alice, from: "10.0.0.1", succeeds: true))
         // Guessers elsewhere lock Alice's account…
         for _ in 0..<5 { attempt(throttle, alice, from: "10.6.6.6") }
@@ -126,25 +144,26 @@ final class LoginThrottleTests: XCTestCase {
 
     func testAttemptsInFlightCountSoABurstCannotSlipThrough() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(), clock)
+        let throttle = try throttle(.init(), clock)
+        let (alice, bob) = (self.alice, self.bob)
         var started: [LoginThrottle.Attempt] = []
-        for _ in 0..<5 { started.append(try throttle.begin(alice, address: "10.0.0.1")) }
-        XCTAssertThrowsError(try throttle.begin(alice, address: "10.0.0.1")) { error in
+        for _ in 0..<5 { started.append(try blocking { try await throttle.begin(alice, address: "10.0.0.1") }) }
+        XCTAssertThrowsError(try blocking { try await throttle.begin(alice, address: "10.0.0.1") }) { error in
             XCTAssertEqual((error as? APIError)?.retryAfterSeconds, 1)
         }
-        for attempt in started { throttle.finish(attempt, outcome: false) }
-        XCTAssertThrowsError(try throttle.begin(alice, address: "10.0.0.1")) { error in
+        for attempt in started { try blocking { try await throttle.finish(attempt, outcome: false) } }
+        XCTAssertThrowsError(try blocking { try await throttle.begin(alice, address: "10.0.0.1") }) { error in
             XCTAssertEqual((error as? APIError)?.retryAfterSeconds, 60)
         }
         // An error (neither outcome) frees its slot without counting.
-        let other = try throttle.begin(bob, address: "10.0.0.1")
-        throttle.finish(other, outcome: nil)
+        let other = try blocking { try await throttle.begin(bob, address: "10.0.0.1") }
+        try blocking { try await throttle.finish(other, outcome: nil) }
         for _ in 0..<5 { XCTAssertNil(attempt(throttle, bob)) }
     }
 
-    func testMemoryStaysBounded() {
+    func testMemoryStaysBounded() throws {
         let clock = FakeClock()
-        let throttle = throttle(.init(addressFailureLimit: .max, maxTrackedEntries: 100), clock)
+        let throttle = try throttle(.init(addressFailureLimit: .max, maxTrackedEntries: 100), clock)
         for index in 0..<5_000 {
             attempt(throttle, .user(email: "u\(index)@example.com"), from: "10.0.\(index / 250).\(index % 250)", succeeds: index % 2 == 0)
             clock.advance(0.01)
@@ -155,16 +174,18 @@ final class LoginThrottleTests: XCTestCase {
         XCTAssertLessThanOrEqual(counts.knownDevices, 101)
     }
 
-    func testDisabledThrottleRefusesNothing() {
-        let throttle = throttle(.disabled, FakeClock())
+    func testDisabledThrottleRefusesNothing() throws {
+        let throttle = try throttle(.disabled, FakeClock())
         for _ in 0..<50 { XCTAssertNil(attempt(throttle, alice)) }
     }
+}
 
-    // MARK: HashingExecutor
+/// `HashingExecutor`'s bounds and lanes.
+final class HashingExecutorTests: XCTestCase {
 
     func testHashingRunsAtMostWidthJobsOffTheCooperativePool() async throws {
         let executor = HashingExecutor(width: 2)
-        let counters = Locked((running: 0, peak: 0))
+        let counters = LoginThrottleTests.Locked((running: 0, peak: 0))
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
@@ -192,8 +213,8 @@ final class LoginThrottleTests: XCTestCase {
 
     func testTrustedJobsOvertakeQueuedUntrustedOnes() async throws {
         let executor = HashingExecutor(width: 1)
-        let order = Locked<[String]>([])
-        let gate = Locked(false)
+        let order = LoginThrottleTests.Locked<[String]>([])
+        let gate = LoginThrottleTests.Locked(false)
         // Occupy the only thread until every job is queued.
         let blocker = Task { await executor.run { while !gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) } } }
         var tasks: [Task<Void, Never>] = []

@@ -46,7 +46,6 @@ final class TrustedProxyTests: XCTestCase {
     /// (127.0.0.2, which connects from 127.0.0.1). With the proxy trusted, only the guesser is
     /// blocked, also when it forges the header; without, the proxy is one client and everyone is.
     func testBehindNginxOnlyTheGuesserIsBlocked() async throws {
-        try skipInCluster("each process counts login failures in memory; shared counters are not built yet")
         let trusted = try await guessThenLogIn(trustedProxies: ["127.0.0.1"])
         XCTAssertEqual(trusted.guesserAfterLimit, 429)
         XCTAssertEqual(trusted.guesserForging, 429, "a forged X-Forwarded-For got the guesser a fresh address")

@@ -28,7 +28,12 @@ import Synchronization
 /// * Memory is bounded: each table holds at most `maxTrackedEntries`; entries that no longer
 ///   matter are dropped first, then the least recently seen.
 ///
-/// Failures are counted in this process only: a restart forgets them.
+/// Where the counts live (`LoginThrottleRecords`): with SQLite, one process serves, and they are
+/// kept in its memory (a restart forgets them); with PostgreSQL, every process reads and writes
+/// the same rows in the database, one attempt at a time (the write lock), on the wall clock, so
+/// that guesses spread over the processes behind a load balancer add up. An attempt in flight is
+/// a row there, which counts for `inFlightExpiry` at most: a process killed mid-attempt does not
+/// hold a slot for ever.
 public final class LoginThrottle: Sendable {
     /// Thresholds of the throttle (all durations in seconds).
     public struct Settings: Sendable, Equatable {
@@ -90,6 +95,7 @@ public final class LoginThrottle: Sendable {
 
     /// One attempt between `begin` and `finish`.
     struct Attempt: Sendable {
+        fileprivate let id: String
         fileprivate let accountKey: String
         fileprivate let lockKey: String
         fileprivate let address: String?
@@ -97,42 +103,50 @@ public final class LoginThrottle: Sendable {
         let trusted: Bool
         fileprivate let counted: Bool
         var lane: HashingExecutor.Lane { trusted ? .trusted : .untrusted }
+        /// The address whose budget the attempt counts against (none for a known device).
+        fileprivate var budgetAddress: String? { trusted ? nil : address }
     }
 
-    private struct AccountState {
+    struct AccountState: Sendable, Equatable {
         var failures = 0
         var windowStart: Double = 0
-        var inFlight = 0
         var lockedUntil: Double = 0
         var locks = 0
         var lastSeen: Double = 0
     }
 
-    private struct AddressState {
+    struct AddressState: Sendable, Equatable {
         var failures = 0
         var windowStart: Double = 0
-        var inFlight = 0
         var lastSeen: Double = 0
     }
 
-    private struct State {
-        var accounts: [String: AccountState] = [:]
-        var addresses: [String: AddressState] = [:]
-        /// "account key|address" → time of the last successful login.
-        var knownDevices: [String: Double] = [:]
-    }
+    /// How long an attempt in flight counts at most (a process may die during one).
+    static let inFlightExpiry: Double = 120
 
     let settings: Settings
     private let now: @Sendable () -> Double
-    private let state = Mutex(State())
+    private let memory = Mutex(MemoryRecords())
+    /// The shared records, or nil to keep them in `memory`.
+    private let database: ServerStorage?
 
-    /// `now` is a monotonic clock in seconds (tests may pass their own).
+    /// Counts in this process. `now` is a monotonic clock in seconds (tests may pass their own).
     init(settings: Settings, now: @escaping @Sendable () -> Double = LoginThrottle.uptime) {
         self.settings = settings
         self.now = now
+        database = nil
+    }
+
+    /// Counts in `storage`'s database, shared with every process that serves it. `now` is the
+    /// wall clock in seconds (the processes share it; tests may pass their own).
+    init(settings: Settings, sharedIn storage: ServerStorage, now: @escaping @Sendable () -> Double = LoginThrottle.wallClock) {
+        self.settings = settings
+        self.now = now
+        database = storage
     }
 
     static let uptime: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    static let wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     // MARK: Checking
 
@@ -142,126 +156,146 @@ public final class LoginThrottle: Sendable {
     func check<T: Sendable>(
         _ account: Account, address: String?, _ verify: (HashingExecutor.Lane) async throws -> T?
     ) async throws -> T? {
-        let attempt = try begin(account, address: address)
+        let attempt = try await begin(account, address: address)
         let result: T?
         do {
             result = try await verify(attempt.lane)
         } catch {
-            finish(attempt, outcome: nil)
+            try await finish(attempt, outcome: nil)
             throw error
         }
-        finish(attempt, outcome: result != nil)
+        try await finish(attempt, outcome: result != nil)
         return result
     }
 
     /// Starts an attempt, or throws 429 when it must not run.
-    func begin(_ account: Account, address: String?) throws -> Attempt {
+    func begin(_ account: Account, address: String?) async throws -> Attempt {
         let accountKey = account.key
+        let id = UUID().uuidString
         guard settings.enabled else {
-            return Attempt(accountKey: accountKey, lockKey: accountKey, address: address, trusted: false, counted: false)
+            return Attempt(id: id, accountKey: accountKey, lockKey: accountKey, address: address, trusted: false, counted: false)
         }
-        let settings = self.settings
-        let now = self.now()
-        return try state.withLock { state throws(APIError) -> Attempt in
-            let pairKey = address.map { accountKey + "|" + $0 }
-            var trusted = false
-            if let pairKey, let seen = state.knownDevices[pairKey] {
-                if now - seen <= settings.knownDeviceLifetime { trusted = true } else { state.knownDevices[pairKey] = nil }
+        let (settings, now) = (self.settings, self.now())
+        if let database {
+            return try await database.write { db in
+                var records = DatabaseRecords(db)
+                return try Self.admit(id: id, accountKey: accountKey, address: address, settings: settings, now: now, in: &records)
             }
-            let lockKey = trusted ? pairKey ?? accountKey : accountKey
-
-            // The address's budget (known devices are exempt).
-            if !trusted, let address {
-                var entry = state.addresses[address] ?? AddressState(windowStart: now)
-                if now - entry.windowStart >= settings.addressWindow {
-                    entry.failures = 0
-                    entry.windowStart = now
-                }
-                entry.lastSeen = now
-                state.addresses[address] = entry
-                if entry.failures + entry.inFlight >= settings.addressFailureLimit {
-                    let wait = entry.windowStart + settings.addressWindow - now
-                    throw Self.refusal("Too many failed sign-in attempts from this address", wait: wait)
-                }
-            }
-
-            // The account's (or the known device's) lock.
-            var entry = state.accounts[lockKey] ?? AccountState(windowStart: now)
-            entry.lastSeen = now
-            if entry.lockedUntil > now {
-                state.accounts[lockKey] = entry
-                throw Self.refusal("Too many failed sign-in attempts for this account", wait: entry.lockedUntil - now)
-            }
-            if entry.locks > 0, now - entry.lockedUntil >= settings.maxLockDuration { entry.locks = 0 }
-            if now - entry.windowStart >= settings.accountWindow {
-                entry.failures = 0
-                entry.windowStart = now
-            }
-            if entry.failures + entry.inFlight >= settings.accountFailureLimit {
-                state.accounts[lockKey] = entry
-                throw Self.refusal("Another sign-in attempt for this account is in progress", wait: 1)
-            }
-            entry.inFlight += 1
-            state.accounts[lockKey] = entry
-            if !trusted, let address { state.addresses[address]?.inFlight += 1 }
-            Self.evict(&state, settings: settings, now: now)
-            return Attempt(accountKey: accountKey, lockKey: lockKey, address: address, trusted: trusted, counted: true)
+        }
+        return try memory.withLock { records in
+            try Self.admit(id: id, accountKey: accountKey, address: address, settings: settings, now: now, in: &records)
         }
     }
 
     /// Ends an attempt: `true` succeeded, `false` failed (wrong credentials), nil neither (an error).
-    func finish(_ attempt: Attempt, outcome succeeded: Bool?) {
+    func finish(_ attempt: Attempt, outcome succeeded: Bool?) async throws {
         guard attempt.counted else { return }
-        let settings = self.settings
-        let now = self.now()
-        state.withLock { state in
-            if var entry = state.accounts[attempt.lockKey] {
-                entry.inFlight = max(0, entry.inFlight - 1)
-                entry.lastSeen = now
-                switch succeeded {
-                case true?:
+        let (settings, now) = (self.settings, self.now())
+        if let database {
+            try await database.write { db in
+                var records = DatabaseRecords(db)
+                try Self.record(attempt, outcome: succeeded, settings: settings, now: now, in: &records)
+            }
+            return
+        }
+        try memory.withLock { records in try Self.record(attempt, outcome: succeeded, settings: settings, now: now, in: &records) }
+    }
+
+    // MARK: The rules
+
+    private static func admit<Records: LoginThrottleRecords>(
+        id: String, accountKey: String, address: String?, settings: Settings, now: Double, in records: inout Records
+    ) throws -> Attempt {
+        let pairKey = address.map { accountKey + "|" + $0 }
+        var trusted = false
+        if let pairKey, let seen = try records.knownDevice(pairKey) {
+            if now - seen <= settings.knownDeviceLifetime { trusted = true } else { try records.setKnownDevice(pairKey, seen: nil) }
+        }
+        let lockKey = trusted ? pairKey ?? accountKey : accountKey
+
+        // The address's budget (known devices are exempt).
+        if !trusted, let address {
+            var entry = try records.address(address) ?? AddressState(windowStart: now)
+            if now - entry.windowStart >= settings.addressWindow {
+                entry.failures = 0
+                entry.windowStart = now
+            }
+            entry.lastSeen = now
+            try records.setAddress(address, entry)
+            if entry.failures + (try records.inFlight(address: address, now: now)) >= settings.addressFailureLimit {
+                let wait = entry.windowStart + settings.addressWindow - now
+                throw refusal("Too many failed sign-in attempts from this address", wait: wait)
+            }
+        }
+
+        // The account's (or the known device's) lock.
+        var entry = try records.account(lockKey) ?? AccountState(windowStart: now)
+        entry.lastSeen = now
+        if entry.lockedUntil > now {
+            try records.setAccount(lockKey, entry)
+            throw refusal("Too many failed sign-in attempts for this account", wait: entry.lockedUntil - now)
+        }
+        if entry.locks > 0, now - entry.lockedUntil >= settings.maxLockDuration { entry.locks = 0 }
+        if now - entry.windowStart >= settings.accountWindow {
+            entry.failures = 0
+            entry.windowStart = now
+        }
+        try records.setAccount(lockKey, entry)
+        if entry.failures + (try records.inFlight(account: lockKey, now: now)) >= settings.accountFailureLimit {
+            throw refusal("Another sign-in attempt for this account is in progress", wait: 1)
+        }
+        let attempt = Attempt(id: id, accountKey: accountKey, lockKey: lockKey, address: address, trusted: trusted, counted: true)
+        try records.startAttempt(attempt.id, lockKey: lockKey, address: attempt.budgetAddress, now: now)
+        try records.evict(settings: settings, now: now)
+        return attempt
+    }
+
+    private static func record<Records: LoginThrottleRecords>(
+        _ attempt: Attempt, outcome succeeded: Bool?, settings: Settings, now: Double, in records: inout Records
+    ) throws {
+        try records.endAttempt(attempt.id, lockKey: attempt.lockKey, address: attempt.budgetAddress)
+        if var entry = try records.account(attempt.lockKey) {
+            entry.lastSeen = now
+            switch succeeded {
+            case true?:
+                entry.failures = 0
+                entry.locks = 0
+                entry.windowStart = now
+            case false?:
+                if now - entry.windowStart >= settings.accountWindow {
                     entry.failures = 0
-                    entry.locks = 0
                     entry.windowStart = now
-                case false?:
-                    if now - entry.windowStart >= settings.accountWindow {
-                        entry.failures = 0
-                        entry.windowStart = now
-                    }
-                    entry.failures += 1
-                    if entry.failures >= settings.accountFailureLimit {
-                        entry.locks += 1
-                        let doubling = pow(2, Double(min(entry.locks - 1, 40)))
-                        entry.lockedUntil = max(entry.lockedUntil, now + min(settings.maxLockDuration, settings.lockDuration * doubling))
-                        entry.failures = 0
-                        entry.windowStart = now
-                    }
-                case nil:
-                    break
                 }
-                state.accounts[attempt.lockKey] = entry
-            }
-            if !attempt.trusted, let address = attempt.address, var entry = state.addresses[address] {
-                entry.inFlight = max(0, entry.inFlight - 1)
-                if succeeded == false {
-                    if now - entry.windowStart >= settings.addressWindow {
-                        entry.failures = 0
-                        entry.windowStart = now
-                    }
-                    entry.failures += 1
+                entry.failures += 1
+                if entry.failures >= settings.accountFailureLimit {
+                    entry.locks += 1
+                    let doubling = pow(2, Double(min(entry.locks - 1, 40)))
+                    entry.lockedUntil = max(entry.lockedUntil, now + min(settings.maxLockDuration, settings.lockDuration * doubling))
+                    entry.failures = 0
+                    entry.windowStart = now
                 }
-                state.addresses[address] = entry
+            case nil:
+                break
             }
-            if succeeded == true, let address = attempt.address {
-                state.knownDevices[attempt.accountKey + "|" + address] = now
-                Self.evict(&state, settings: settings, now: now)
+            try records.setAccount(attempt.lockKey, entry)
+        }
+        if let address = attempt.budgetAddress, succeeded == false, var entry = try records.address(address) {
+            if now - entry.windowStart >= settings.addressWindow {
+                entry.failures = 0
+                entry.windowStart = now
             }
+            entry.failures += 1
+            try records.setAddress(address, entry)
+        }
+        if succeeded == true, let address = attempt.address {
+            try records.setKnownDevice(attempt.accountKey + "|" + address, seen: now)
+            try records.evict(settings: settings, now: now)
         }
     }
 
-    /// Sizes of the tables (tests check that memory stays bounded).
+    /// Sizes of the in-memory tables (tests check that memory stays bounded).
     var trackedCounts: (accounts: Int, addresses: Int, knownDevices: Int) {
-        state.withLock { ($0.accounts.count, $0.addresses.count, $0.knownDevices.count) }
+        memory.withLock { ($0.accounts.count, $0.addresses.count, $0.knownDevices.count) }
     }
 
     // MARK: Helpers
@@ -271,46 +305,5 @@ public final class LoginThrottle: Sendable {
         return APIError(
             .tooManyRequests, "\(reason); try again in \(seconds) second\(seconds == 1 ? "" : "s")",
             retryAfterSeconds: seconds)
-    }
-
-    /// Keeps each table within `maxTrackedEntries`: drops entries that no longer hold anything
-    /// (no lock, no failures in their window, nothing in flight), then the least recently seen.
-    private static func evict(_ state: inout State, settings: Settings, now: Double) {
-        let cap = max(1, settings.maxTrackedEntries)
-        if state.accounts.count > cap {
-            state.accounts = state.accounts.filter { _, entry in
-                entry.inFlight > 0 || entry.lockedUntil > now
-                    || (entry.failures > 0 && now - entry.windowStart < settings.accountWindow)
-                    || (entry.locks > 0 && now - entry.lockedUntil < settings.maxLockDuration)
-            }
-            if state.accounts.count > cap {
-                let drop = state.accounts.count - cap * 9 / 10
-                for (key, _) in state.accounts.filter({ $0.value.inFlight == 0 }).sorted(by: { $0.value.lastSeen < $1.value.lastSeen })
-                    .prefix(drop)
-                {
-                    state.accounts[key] = nil
-                }
-            }
-        }
-        if state.addresses.count > cap {
-            state.addresses = state.addresses.filter { _, entry in
-                entry.inFlight > 0 || (entry.failures > 0 && now - entry.windowStart < settings.addressWindow)
-            }
-            if state.addresses.count > cap {
-                let drop = state.addresses.count - cap * 9 / 10
-                for (key, _) in state.addresses.filter({ $0.value.inFlight == 0 }).sorted(by: { $0.value.lastSeen < $1.value.lastSeen })
-                    .prefix(drop)
-                {
-                    state.addresses[key] = nil
-                }
-            }
-        }
-        if state.knownDevices.count > cap {
-            state.knownDevices = state.knownDevices.filter { now - $0.value <= settings.knownDeviceLifetime }
-            if state.knownDevices.count > cap {
-                let drop = state.knownDevices.count - cap * 9 / 10
-                for (key, _) in state.knownDevices.sorted(by: { $0.value < $1.value }).prefix(drop) { state.knownDevices[key] = nil }
-            }
-        }
     }
 }

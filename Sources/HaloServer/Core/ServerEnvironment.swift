@@ -37,7 +37,12 @@ struct ServerEnvironment: Sendable {
         streams = StreamAdmission(limits: configuration.limits)
         searches = FairGate(width: configuration.limits.searches)
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
-        logins = LoginThrottle(settings: configuration.loginThrottle)
+        // One process serves a SQLite file; PostgreSQL's processes must add up their counts.
+        if case .postgres = storage.backend {
+            logins = LoginThrottle(settings: configuration.loginThrottle, sharedIn: storage)
+        } else {
+            logins = LoginThrottle(settings: configuration.loginThrottle)
+        }
         events = EventBroker(limits: configuration.limits)
         pushScheduler = PushScheduler()
         if serving {

@@ -108,6 +108,7 @@ enum ServerDatabase {
         ContentTables.migrations + [
             v1Migration, EventLog.migration, PocketRecord.revisionMigration, UserRecord.optionalEmailMigration,
             PushScheduleRecord.migration, EventLog.readersMigration, ModuleCatalog.designMigration, ImportStaging.migration,
+            LoginThrottle.recordsMigration,
         ]
 
     static let v1Migration = StorageMigration(
