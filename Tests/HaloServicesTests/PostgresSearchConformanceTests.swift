@@ -44,6 +44,7 @@ final class PostgresSearchConformanceTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(bodies.count, 20)
         bodies += try Self.edgeQueries.map { name, text in (name, try JSONValue(string: text)) }
 
+        XCTAssertTrue(Self.findingOne.isSubset(of: bodies.map(\.name)))
         var nonEmpty = 0
         for (name, body) in bodies {
             let request = try JSONDecoder().decode(SearchRequest.self, from: Data(body.jsonString().utf8))
@@ -57,7 +58,9 @@ final class PostgresSearchConformanceTests: XCTestCase {
                         + "SQLite \(String(decoding: onSQLite.prefix(400), as: UTF8.self))")
             }
             let items = try JSONValue(string: String(decoding: onSQLite, as: UTF8.self))
-            if (items["items"]?.arrayValue ?? items.arrayValue ?? []).count > 0 { nonEmpty += 1 }
+            let found = (items["items"]?.arrayValue ?? items.arrayValue ?? []).count
+            if found > 0 { nonEmpty += 1 }
+            if Self.findingOne.contains(name) { XCTAssertEqual(found, 1, "\(name): one instance holds that string") }
         }
         // Not vacuous: most searches find something.
         XCTAssertGreaterThan(nonEmpty, bodies.count * 3 / 4)
@@ -71,12 +74,13 @@ final class PostgresSearchConformanceTests: XCTestCase {
         ])
 
     /// Capitals, accents, LIKE's wildcards as text, nulls and absent fields, lists, localized
-    /// text, segmentation tags, deletions, never-updated instances, relations, and two strings of
-    /// 8 kB (more than a PostgreSQL index entry holds) that differ only at their end.
+    /// text, segmentation tags, deletions, never-updated instances, relations, two strings of 8 kB
+    /// (more than a PostgreSQL index entry holds) that differ only at their end, and one of 150
+    /// characters but 300 code points (PostgreSQL's index holds a prefix of 200 code points).
     private static func edgeInstances() -> [WireInstance] {
         let titles = [
             "Alpha", "alpha", "ÁLPHA", "50% off", "under_score", "back\\slash", "naïve café", "Ωmega", "zeta", "Zeta", "", "a",
-            longTitle("end one"), longTitle("end two"),
+            longTitle("end one"), longTitle("end two"), String(repeating: "q\u{301}", count: 150),
         ]
         return titles.enumerated().map { n, title in
             var values: [String: JSONValue] = [
@@ -100,6 +104,11 @@ final class PostgresSearchConformanceTests: XCTestCase {
     }
 
     private static let edge = #""moduleIds":["e0000000000000000000000e"]"#
+    /// Searches for one of the long strings: each finds its instance (an empty answer on both
+    /// back ends would pass the comparison).
+    private static let findingOne: Set<String> = [
+        "a long string, equal", "a long string, in a list", "a string longer than the index's prefix in code points, not in characters",
+    ]
     private static let edgeQueries: [(String, String)] = [
         ("like is case-insensitive", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"ALP"}}"#),
         ("like takes % literally", #"{\#(edge),"searchValues":{"property":"title","operation":"like","value":"0%"}}"#),
@@ -131,6 +140,10 @@ final class PostgresSearchConformanceTests: XCTestCase {
         ("a locale", #"{\#(edge),"locale":"es","sort":"name asc"}"#),
         ("a projection and includes", #"{\#(edge),"fields":["title","parent"],"include":["parent"],"sort":"name asc"}"#),
         ("a long string, equal", #"{\#(edge),"searchValues":{"property":"title","operation":"=","value":"\#(longTitle("end two"))"}}"#),
+        (
+            "a string longer than the index's prefix in code points, not in characters",
+            #"{\#(edge),"searchValues":{"property":"title","operation":"=","value":"\#(String(repeating: "q\u{301}", count: 150))"}}"#
+        ),
         (
             "a long string, in a list",
             #"{\#(edge),"searchValues":{"property":"tags","operation":"in","value":["\#(longTitle("end one"))"]}}"#

@@ -143,6 +143,20 @@ extension ContentTables {
     /// The modules that have instances, in order, until `body` returns false: one index seek
     /// per module (a skip scan of the module index), not a scan of the instances.
     private static func forEachModuleWithInstances(in db: any SQLExecutor, _ body: (String) -> Bool) throws {
+        if db.dialect == .postgres {
+            // The same seeks in one statement: a round trip to PostgreSQL costs more than a seek.
+            let modules = try db.select(
+                """
+                WITH RECURSIVE modules(module) AS (
+                    SELECT min(module) FROM content_instance
+                    UNION ALL
+                    SELECT (SELECT min(module) FROM content_instance WHERE module > modules.module) FROM modules
+                    WHERE modules.module IS NOT NULL)
+                SELECT module FROM modules WHERE module IS NOT NULL
+                """, bindings: [])
+            for row in modules where !body(try row.get(at: 0, as: String.self)) { return }
+            return
+        }
         var module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance")
         while let current = module, body(current) {
             module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance WHERE module > ?", current)
@@ -256,8 +270,13 @@ extension ContentTables {
                 of: matches, sortKeys: sortKeys, limit: limit, offset: offset,
                 expectedWalk: (Double(offset) + Double(limit)) * Double(searched) / Double(count), in: db)
         }
+        // PostgreSQL: `= ANY(ARRAY(…))` makes the keys one index condition, half the time of a
+        // semi-join on the list.
+        let member =
+            db.dialect == .postgres
+            ? "pk = ANY(ARRAY(\(db.dialect.elements(of: .integer))))" : "pk IN (\(db.dialect.elements(of: .integer)))"
         let sql = """
-            SELECT pk FROM content_instance WHERE pk IN (\(db.dialect.elements(of: .integer)))
+            SELECT pk FROM content_instance WHERE \(member)
             ORDER BY \(orderBy(sortKeys, db.dialect)) LIMIT ? OFFSET ?
             """
         let keys = ContentReader.jsonArray(matches.members)

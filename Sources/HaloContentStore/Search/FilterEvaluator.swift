@@ -256,6 +256,30 @@ struct FilterEvaluator {
         }
     }
 
+    /// `column IN (?, ?, …)` over `texts`.
+    private static func placeholders(_ column: String, _ texts: [String]) -> (String, [SQLValue]) {
+        ("\(column) IN (\(Array(repeating: "?", count: texts.count).joined(separator: ",")))", texts.map(SQLValue.text))
+    }
+
+    /// `str` equal to one of `texts` on PostgreSQL, whose value index holds a prefix of each
+    /// string (`ContentSchema.indexedStringPrefix` code points): a text shorter than that equals
+    /// a string exactly when it equals its prefix, so the index alone answers; a longer one is
+    /// compared in full after the index found the strings with its prefix.
+    private static func postgresStringEquality(_ texts: [String]) -> (String, [SQLValue]) {
+        let length = ContentSchema.indexedStringPrefix
+        let short = texts.filter { $0.unicodeScalars.count < length }
+        let long = texts.filter { $0.unicodeScalars.count >= length }
+        var parts: [(String, [SQLValue])] = []
+        if !short.isEmpty { parts.append(placeholders(ContentSchema.indexedStringPrefixSQL, short)) }
+        if !long.isEmpty {
+            let prefixes = long.map { String(String.UnicodeScalarView($0.unicodeScalars.prefix(length))) }
+            let (prefixCondition, prefixArguments) = placeholders(ContentSchema.indexedStringPrefixSQL, prefixes)
+            let (fullCondition, fullArguments) = placeholders("str", long)
+            parts.append(("(\(prefixCondition) AND \(fullCondition))", prefixArguments + fullArguments))
+        }
+        return ("(" + parts.map(\.0).joined(separator: " OR ") + ")", parts.flatMap(\.1))
+    }
+
     /// Union of `=` over the operands, as at most three index lookups (numbers, strings, booleans).
     private func valueIn(_ operands: [JSONValue], fields: [Int64]) throws -> RowSet {
         let split = EqualityOperands(operands)
@@ -273,12 +297,9 @@ struct FilterEvaluator {
             // Placeholders, not json_each: SQLite seeks the index per listed string only for a
             // literal list after `num IS NULL` (checked with EXPLAIN QUERY PLAN).
             for texts in strings.chunked(into: 500) {
-                let placeholders = Array(repeating: "?", count: texts.count).joined(separator: ",")
-                result.formUnion(
-                    try rows(
-                        "kind = 3 AND num IS NULL AND \(db.dialect == .postgres ? "\(ContentSchema.indexedStringPrefixSQL) IN (\(placeholders)) AND " : "")str IN (\(placeholders))",
-                        (db.dialect == .postgres ? texts.map { .text(String($0.prefix(ContentSchema.indexedStringPrefix))) } : [])
-                            + texts.map(SQLValue.text), fields: fields))
+                let (condition, arguments) =
+                    db.dialect == .postgres ? Self.postgresStringEquality(Array(texts)) : Self.placeholders("str", Array(texts))
+                result.formUnion(try rows("kind = 3 AND num IS NULL AND \(condition)", arguments, fields: fields))
             }
         }
         if !booleans.isEmpty {

@@ -151,17 +151,20 @@ enum ContentSchema {
             "CREATE INDEX content_value_trigram ON content_value USING gin (coalesce(folded, str) gin_trgm_ops) WHERE kind = 3")
     }
 
-    /// How many characters of a string the PostgreSQL value index holds: a B-tree entry must fit
-    /// in a third of a page (2,704 bytes), and 200 characters are at most 800 bytes of UTF-8.
+    /// How many characters (code points, as PostgreSQL's `left` counts) of a string the PostgreSQL
+    /// value index holds: a B-tree entry must fit in a third of a page (2,704 bytes), and 200 code
+    /// points are at most 800 bytes of UTF-8.
     static let indexedStringPrefix = 200
-    /// The indexed prefix, as SQL: an equality on `str` also compares it, so the index serves it.
-    static let indexedStringPrefixSQL = "left(str, \(indexedStringPrefix))"
+    /// The indexed prefix: a column PostgreSQL computes from `str` (an expression index would
+    /// not serve index-only scans); an equality on `str` also compares it, so the index serves it.
+    static let indexedStringPrefixSQL = "str_prefix"
 
     /// Migration `content_v5_postgres_search` (PostgreSQL only): the value index `PostgresSearch`
     /// reads.
     /// - `content_value_lookup` held whole strings, so storing a string over about 2.7 kB
-    ///   failed ("index row size exceeds maximum"); it now holds a bounded prefix, and the
-    ///   search compares the full string after the index found the candidates.
+    ///   failed ("index row size exceeds maximum"); it now holds a bounded prefix (`str_prefix`,
+    ///   a generated column: SQLite has no such column), and the search compares the full
+    ///   string after the index found the candidates.
     /// - It carries `instance`, so a comparison is an index-only scan (SQLite's WITHOUT ROWID
     ///   indexes carry the key by themselves; PostgreSQL's must be told).
     /// - `content_value_untrigrammed` is SQLite's scan path for `like`; pg_trgm serves it here,
@@ -174,7 +177,9 @@ enum ContentSchema {
         try db.execute("DROP INDEX IF EXISTS content_value_lookup")
         try db.execute("DROP INDEX IF EXISTS content_value_untrigrammed")
         try db.execute(
-            "CREATE INDEX content_value_lookup ON content_value(field, kind, num, \(indexedStringPrefixSQL)) INCLUDE (instance)")
+            "ALTER TABLE content_value ADD COLUMN str_prefix \(PostgresTypes.text) GENERATED ALWAYS AS (left(str, \(indexedStringPrefix))) STORED"
+        )
+        try db.execute("CREATE INDEX content_value_lookup ON content_value(field, kind, num, str_prefix) INCLUDE (instance)")
         try db.execute("CREATE STATISTICS content_value_field_kind (dependencies, mcv) ON field, kind FROM content_value")
         try db.execute("CREATE INDEX content_instance_changed ON content_instance((\(lastChangedExpression)))")
     }

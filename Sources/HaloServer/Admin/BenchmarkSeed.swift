@@ -56,6 +56,7 @@ extension HaloServerAdmin {
             try await environment.storage.write { db in try ContentTables.upsert(contentsOf: items, in: db) }
             start = end
         }
+        try await environment.storage.refreshAfterBulkLoad()
         return moduleIds
     }
 

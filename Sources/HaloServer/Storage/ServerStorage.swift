@@ -67,6 +67,14 @@ final class ServerStorage: Sendable {
         }
     }
 
+    /// After a bulk load: PostgreSQL's planner statistics and visibility map are brought up to
+    /// date at once (autovacuum would get there later; until then every search is planned on
+    /// guesses and its index-only scans read the table). SQLite needs neither.
+    func refreshAfterBulkLoad() async throws {
+        guard case .postgres(let storage) = backend else { return }
+        try await storage.runOutsideTransaction("VACUUM (ANALYZE) content_instance, content_value, content_tag, content_field")
+    }
+
     /// Runs `body` in ONE write transaction; writes of every thread and process take turns.
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
         switch backend {

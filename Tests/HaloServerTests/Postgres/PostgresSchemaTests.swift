@@ -93,8 +93,11 @@ final class PostgresSchemaTests: XCTestCase {
         XCTAssertEqual(Set(postgresSchema.tables.keys), Set(sqliteSchema.tables.keys))
         XCTAssertGreaterThanOrEqual(sqliteSchema.tables.count, 17)
         for (table, columns) in sqliteSchema.tables {
-            XCTAssertEqual(postgresSchema.tables[table]?.description, columns.description, table)
+            // PostgreSQL's value index reads a bounded prefix of each string from a column of its own.
+            let postgresColumns = postgresSchema.tables[table]?.filter { table != "content_value" || $0.name != "str_prefix" }
+            XCTAssertEqual(postgresColumns?.description, columns.description, table)
         }
+        XCTAssertEqual(postgresSchema.tables["content_value"]?.last?.name, "str_prefix")
         // SQLite's COLLATE NOCASE unique email is a column constraint there, an index on lower(email)
         // here; SQLite's FTS5 trigram table, and the index of the strings it leaves out, are one
         // pg_trgm index here; SQLite merges the modules' indexes for the "updatedAt" order.

@@ -152,6 +152,20 @@ public final class PostgresStorage: Sendable {
         }
     }
 
+    /// Runs one statement outside any transaction (VACUUM refuses to run inside one).
+    func runOutsideTransaction(_ sql: String) async throws {
+        try await threads.runIfActive { [self] in
+            let connection = try lease()
+            do {
+                try PostgresTransaction(connection: connection, logger: logger).runSimple(sql)
+                pool.giveBack(connection)
+            } catch {
+                pool.discard(connection)
+                throw error
+            }
+        }
+    }
+
     /// A connection outside the pool, for work that holds one for long (LISTEN); the caller
     /// closes it.
     func dedicatedConnection() async throws -> PostgresConnection {
