@@ -179,10 +179,23 @@ enum ContentSchema {
         try db.execute(
             "ALTER TABLE content_value ADD COLUMN str_prefix \(PostgresTypes.text) GENERATED ALWAYS AS (left(str, \(indexedStringPrefix))) STORED"
         )
-        try db.execute("CREATE INDEX content_value_lookup ON content_value(field, kind, num, str_prefix) INCLUDE (instance)")
+        try db.execute(postgresLookupIndex.createSQL)
         try db.execute("CREATE STATISTICS content_value_field_kind (dependencies, mcv) ON field, kind FROM content_value")
-        try db.execute("CREATE INDEX content_instance_changed ON content_instance((\(lastChangedExpression)))")
+        try db.execute(postgresChangedIndex.createSQL)
     }
+
+    static let postgresLookupIndex = SecondaryIndex(
+        "content_value_lookup", on: "content_value(field, kind, num, str_prefix) INCLUDE (instance)")
+    static let postgresChangedIndex = SecondaryIndex("content_instance_changed", on: "content_instance((\(lastChangedExpression)))")
+
+    /// PostgreSQL's read-only indexes since `content_v5_postgres_search`: SQLite's, with the value
+    /// index of that step instead of SQLite's two, the pg_trgm index of `like`, and the
+    /// "updatedAt" order over every module (see `withSecondaryIndexesDeferred`).
+    static let postgresSecondaryIndexes: [SecondaryIndex] =
+        secondaryIndexes.filter { !["content_value_lookup", "content_value_untrigrammed"].contains($0.name) } + [
+            postgresLookupIndex, postgresChangedIndex,
+            SecondaryIndex("content_value_trigram", on: "content_value USING gin (coalesce(folded, str) gin_trgm_ops) WHERE kind = 3"),
+        ]
 
     /// The metadata columns `content_v1` named in camelCase, with their snake_case names.
     static let camelCaseColumnsOfV1: [(old: String, new: String)] = [

@@ -36,10 +36,28 @@ extension ContentTables {
         return result
     }
 
+    /// The same on PostgreSQL (any `SQLExecutor`; SQLite's `Database` goes to the function above).
+    /// There the trigram index (GIN, the costliest to maintain row by row) is dropped and rebuilt
+    /// too, and one pass leaves compact indexes where row-by-row inserts leave half-full pages.
+    /// PostgreSQL's DDL is transactional: a rollback brings the indexes back as well.
+    public static func withSecondaryIndexesDeferred<T>(in db: any SQLExecutor, _ body: () throws -> T) throws -> T {
+        if let db = db as? Database { return try withSecondaryIndexesDeferred(in: db, body) }
+        for index in ContentSchema.postgresSecondaryIndexes { try db.execute(index.dropSQL) }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            for index in ContentSchema.postgresSecondaryIndexes { try db.execute(index.createSQL) }
+            throw error
+        }
+        for index in ContentSchema.postgresSecondaryIndexes { try db.execute(index.createSQL) }
+        return result
+    }
+
     /// Whether a load of `rows` instances pays for `withSecondaryIndexesDeferred`: only when it
     /// is at least as large as everything stored, since the rebuild covers every stored row.
-    public static func deferringIndexesPaysOff(forLoadOf rows: Int, in db: Database) throws -> Bool {
-        let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM content_instance") ?? 0
+    public static func deferringIndexesPaysOff(forLoadOf rows: Int, in db: any SQLExecutor) throws -> Bool {
+        let stored = try db.fetchValue(Int.self, "SELECT count(*) FROM content_instance") ?? 0
         return rows >= stored
     }
 

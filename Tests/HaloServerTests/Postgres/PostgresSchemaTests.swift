@@ -107,6 +107,21 @@ final class PostgresSchemaTests: XCTestCase {
         XCTAssertEqual(sqliteSchema.indexes.subtracting(postgresSchema.indexes), ["content_value_untrigrammed"])
     }
 
+    /// A bulk load (seeding) drops the search indexes and builds them again: exactly the ones the
+    /// migrations made, with the same definitions.
+    func testABulkLoadRebuildsExactlyTheMigratedIndexes() async throws {
+        try await PostgresMigrator.migrate(storage, to: ServerDatabase.migrations)
+        let definitions: @Sendable (any SQLExecutor) throws -> [String] = { db in
+            try db.fetchAll("SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname")
+                .map { try $0.get("indexdef", as: String.self) }
+        }
+        let migrated = try await storage.read { try definitions($0) }
+        let during = try await storage.write { db in try ContentTables.withSecondaryIndexesDeferred(in: db) { try definitions(db) } }
+        let rebuilt = try await storage.read { try definitions($0) }
+        XCTAssertEqual(rebuilt, migrated)
+        XCTAssertFalse(during.contains { $0.contains("content_value_trigram") || $0.contains("content_value_lookup") })
+    }
+
     func testProcessesStartingTogetherMigrateOnce() async throws {
         let others = try (0..<3).map { _ in try makeStorage() }
         defer { others.forEach { $0.close() } }
