@@ -245,7 +245,7 @@ extension ContentTables {
         guard count > 0, offset < count else { return [] }
         // Expected rows walked: (offset + limit) / density, where `searched` bounds the instances
         // the walk may pass over; worth it when far below the matches a sort would read.
-        // The merged walk steps SQLite's statements; PostgreSQL sorts the matches (a top-N sort).
+        // The merged walk steps SQLite's statements; PostgreSQL walks its index of the order in chunks.
         if let limit, let db = db as? Database, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
             (Double(offset) + Double(limit)) * Double(searched) / Double(count) < Double(count) / 4,
             let walk = try mergedIndexWalk(sortKeys: sortKeys, scope: scope, in: db)
