@@ -188,7 +188,17 @@ struct FilterEvaluator {
         let lookedUp = folded.allSatisfy {
             !TrigramIndex.isPlainASCII($0, maxBytes: .max) || $0.utf8.count >= TrigramIndex.minPatternBytes
         }
-        // PostgreSQL: its pg_trgm index (`content_value_trigram`) serves the LIKE itself.
+        if db.dialect == .postgres {
+            // Its pg_trgm index holds each string behind its field number ("7:text"), so a
+            // pattern anchored on the field ("7:%text%") finds that field's matches only
+            // (`ContentSchema.postgresTrigramIndex`); one pattern per field, ORed.
+            let subject = ContentSchema.postgresTrigramSubject
+            let perField = fields.map { _ in
+                "(" + Array(repeating: "\(subject) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ") + ")"
+            }
+            let arguments = fields.flatMap { field in texts.map { SQLValue.text("\(field):" + Self.likePattern($0)) } }
+            return try rows("kind = 3 AND (\(perField.joined(separator: " OR ")))", arguments, fields: fields)
+        }
         guard useTrigramIndex, probeList() == nil, lookedUp, let db = db as? Database else {
             return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
         }

@@ -173,6 +173,9 @@ enum ContentSchema {
     ///   planner multiplies the two selectivities and expects a tenth of the rows.
     /// - `content_instance_changed`: the "updatedAt" order over every module, which SQLite
     ///   reads by merging the modules' `lastChangedIndex` (a merge PostgreSQL does not plan).
+    /// - `content_value_trigram` holds each string behind its field number, so that `like` on
+    ///   a field reads that field's candidates only (pg_trgm found a short pattern's trigrams in
+    ///   most strings of every field, and read each from the table).
     static func reindexValuesOnPostgres(_ db: any SQLExecutor) throws {
         try db.execute("DROP INDEX IF EXISTS content_value_lookup")
         try db.execute("DROP INDEX IF EXISTS content_value_untrigrammed")
@@ -182,6 +185,8 @@ enum ContentSchema {
         try db.execute(postgresLookupIndex.createSQL)
         try db.execute("CREATE STATISTICS content_value_field_kind (dependencies, mcv) ON field, kind FROM content_value")
         try db.execute(postgresChangedIndex.createSQL)
+        try db.execute("DROP INDEX content_value_trigram")
+        try db.execute(postgresTrigramIndex.createSQL)
     }
 
     static let postgresLookupIndex = SecondaryIndex(
@@ -194,8 +199,13 @@ enum ContentSchema {
     static let postgresSecondaryIndexes: [SecondaryIndex] =
         secondaryIndexes.filter { !["content_value_lookup", "content_value_untrigrammed"].contains($0.name) } + [
             postgresLookupIndex, postgresChangedIndex,
-            SecondaryIndex("content_value_trigram", on: "content_value USING gin (coalesce(folded, str) gin_trgm_ops) WHERE kind = 3"),
+            postgresTrigramIndex,
         ]
+
+    /// What PostgreSQL's `like` index holds: each string's lowercased text behind its field number.
+    static let postgresTrigramSubject = "(field::text || ':' || coalesce(folded, str))"
+    static let postgresTrigramIndex = SecondaryIndex(
+        "content_value_trigram", on: "content_value USING gin (\(postgresTrigramSubject) gin_trgm_ops) WHERE kind = 3")
 
     /// The metadata columns `content_v1` named in camelCase, with their snake_case names.
     static let camelCaseColumnsOfV1: [(old: String, new: String)] = [
