@@ -51,18 +51,24 @@ enum ContentRows {
     /// Inserts or replaces an instance's `content_instance` row (15 arguments: id, module, name,
     /// name_folded, then the metadata in `ContentSchema.camelCaseColumnsOfV1`'s order, customer
     /// and revision); answers its key.
-    static let upsertInstanceSQL = """
-        INSERT INTO content_instance (id, module, name, name_folded, created_at, updated_at, published_at,
-            removed_at, archived_at, deleted_at, created_by, updated_by, deleted_by, customer_id, revision)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
-            name_folded = excluded.name_folded, created_at = excluded.created_at, updated_at = excluded.updated_at,
-            published_at = excluded.published_at, removed_at = excluded.removed_at,
-            archived_at = excluded.archived_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
-            updated_by = excluded.updated_by, deleted_by = excluded.deleted_by, customer_id = excluded.customer_id,
-            revision = excluded.revision
-        RETURNING pk
-        """
+    static let upsertInstanceSQL = upsertInstancesSQL(rows: 1, returning: "pk")
+
+    /// The upsert of `rows` instances in one statement (15 parameters each, in `instanceParameters` order).
+    static func upsertInstancesSQL(rows: Int, returning: String) -> String {
+        let tuple = "(" + Array(repeating: "?", count: 15).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO content_instance (id, module, name, name_folded, created_at, updated_at, published_at,
+                removed_at, archived_at, deleted_at, created_by, updated_by, deleted_by, customer_id, revision)
+            VALUES \(Array(repeating: tuple, count: rows).joined(separator: ", "))
+            ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
+                name_folded = excluded.name_folded, created_at = excluded.created_at, updated_at = excluded.updated_at,
+                published_at = excluded.published_at, removed_at = excluded.removed_at,
+                archived_at = excluded.archived_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
+                updated_by = excluded.updated_by, deleted_by = excluded.deleted_by, customer_id = excluded.customer_id,
+                revision = excluded.revision
+            RETURNING \(returning)
+            """
+    }
 
     /// What an instance needs to be stored: an id, a module and createdAt (returned).
     static func validatedCreatedAt(_ instance: WireInstance) throws -> Int64 {

@@ -49,7 +49,8 @@ final class ContentStoreConformanceTests: XCTestCase {
     func testTheContentTablesHoldAndAnswerTheSameOnBothBackEnds() async throws {
         let backEnds = try await TwoBackEnds.make()
         defer { backEnds.close() }
-        let instances = ConformanceInstances.make(count: 240)
+        // More than two of PostgreSQL's writer batches (500 instances).
+        let instances = ConformanceInstances.make(count: 1_100)
         let ids = instances.map(\.id).reversed().map { $0 }
 
         _ = try await backEnds.write { db in try ContentTables.upsert(contentsOf: instances, in: db) }
@@ -68,7 +69,10 @@ final class ContentStoreConformanceTests: XCTestCase {
             edited[index].updatedAt = 20_000 + Int64(index)
             if index % 5 == 0 { edited[index].module = "banners" }
         }
-        let edits = edited
+        // An id twice in one call: the later wins (PostgreSQL's writer starts a new batch there).
+        var again = edited[1]
+        again.values["title"] = .string("Edited again")
+        let edits = edited + [again]
         _ = try await backEnds.write { db in
             try ContentTables.upsert(contentsOf: edits, in: db)
             try ContentTables.softDelete(id: ids[5], at: 30_000, by: "Ann", in: db)
