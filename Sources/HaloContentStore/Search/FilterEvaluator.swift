@@ -89,8 +89,8 @@ struct FilterEvaluator {
         /// folding); the editors' names use SQLite's ASCII folding (its LIKE ignores the case of
         /// ASCII letters; lower() of the "C" collation folds exactly those on PostgreSQL, whose
         /// LIKE does not).
-        func likeSubject(_ dialect: SQLDialect, table: String = "") -> String {
-            name == "name" ? "\(table)name_folded" : dialect == .postgres ? "lower(\(table)\(sql))" : "\(table)\(sql)"
+        func likeSubject(_ dialect: SQLDialect) -> String {
+            name == "name" ? "name_folded" : dialect == .postgres ? "lower(\(sql))" : sql
         }
     }
 
@@ -119,11 +119,21 @@ struct FilterEvaluator {
             switch condition {
             case .and:
                 var result = candidates ?? universe
-                let groups = try target == .values ? AndOperands(operands, holdsOneValue: holdsOneValue) : AndOperands(operands)
+                // The field numbers each grouping looked up, for the grouped comparisons.
+                var fieldsOf: [String: [Int64]] = [:]
+                let groups =
+                    try target == .values
+                    ? AndOperands(
+                        operands,
+                        holdsOneValue: { property in
+                            let fields = try fieldNumbers(named: property)
+                            fieldsOf[property] = fields
+                            return try holdOneValue(fields)
+                        }) : AndOperands(operands)
                 for range in groups.ranges where !result.isEmpty {
                     let condition = (["kind = 2"] + range.bounds.map { "num \($0.operation.wireName) ?" }).joined(separator: " AND ")
                     result.formIntersection(
-                        try rows(condition, range.bounds.map { .real($0.value) }, fields: fieldNumbers(named: range.property)))
+                        try rows(condition, range.bounds.map { .real($0.value) }, fields: fieldsOf[range.property] ?? []))
                 }
                 // Likely-selective operands first, so later ones can probe a small candidate set.
                 for operand in groups.rest.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
@@ -134,7 +144,7 @@ struct FilterEvaluator {
                 for like in groups.likes where !result.isEmpty {
                     var narrowed = self
                     narrowed.candidates = result
-                    result.formIntersection(try narrowed.valueLike(like.texts, fields: fieldNumbers(named: like.property)))
+                    result.formIntersection(try narrowed.valueLike(like.texts, fields: fieldsOf[like.property] ?? []))
                 }
                 return result
             case .or:
@@ -181,13 +191,6 @@ struct FilterEvaluator {
     /// out (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
     /// patterns, and a small candidate set (probed), keep the plain LIKE over every string.
     private func valueLike(_ texts: [String], fields: [Int64]) throws -> RowSet {
-        let patterns = texts.map { SQLValue.text(Self.likePattern($0)) }
-        let likes = Array(repeating: "coalesce(folded, str) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ")
-        let folded = texts.map { $0.lowercased() }
-        let ascii = folded.allSatisfy { TrigramIndex.isPlainASCII($0, maxBytes: .max) }
-        let lookedUp = folded.allSatisfy {
-            !TrigramIndex.isPlainASCII($0, maxBytes: .max) || $0.utf8.count >= TrigramIndex.minPatternBytes
-        }
         if db.dialect == .postgres {
             // Its pg_trgm index holds each string behind its field number ("7:text"), so a
             // pattern anchored on the field ("7:%text%") finds that field's matches only
@@ -198,6 +201,13 @@ struct FilterEvaluator {
             }
             let arguments = fields.flatMap { field in texts.map { SQLValue.text("\(field):" + Self.likePattern($0)) } }
             return try rows("kind = 3 AND (\(perField.joined(separator: " OR ")))", arguments, fields: fields)
+        }
+        let patterns = texts.map { SQLValue.text(Self.likePattern($0)) }
+        let likes = Array(repeating: "coalesce(folded, str) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ")
+        let folded = texts.map { $0.lowercased() }
+        let ascii = folded.allSatisfy { TrigramIndex.isPlainASCII($0, maxBytes: .max) }
+        let lookedUp = folded.allSatisfy {
+            !TrigramIndex.isPlainASCII($0, maxBytes: .max) || $0.utf8.count >= TrigramIndex.minPatternBytes
         }
         guard useTrigramIndex, probeList() == nil, lookedUp, let db = db as? Database else {
             return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
@@ -216,9 +226,8 @@ struct FilterEvaluator {
         return result
     }
 
-    /// True when no instance ever stored several scalars (a list or an object) in `property`.
-    private func holdsOneValue(_ property: String) throws -> Bool {
-        let fields = try fieldNumbers(named: property)
+    /// True when no instance ever stored several scalars (a list or an object) in these fields.
+    private func holdOneValue(_ fields: [Int64]) throws -> Bool {
         guard !fields.isEmpty else { return true }
         let list = fields.map(String.init).joined(separator: ",")
         return try db.fetchValue(Int.self, "SELECT count(*) FROM content_field WHERE multi = 1 AND field IN (\(list))") == 0
@@ -237,33 +246,31 @@ struct FilterEvaluator {
 
     /// What `=` compares the stored scalars with, by kind: a number also matches its canonical
     /// text, a numeric string also matches the number, and "true"/"false" match booleans too.
-    struct EqualityOperands {
+    private static func equalityOperands(
+        _ operands: [JSONValue]
+    ) -> (numbers: [JSONValue], strings: [String], booleans: [JSONValue], includesNull: Bool) {
         var numbers: [JSONValue] = []
-        var strings: [String] = []
+        var strings = Set<String>()
         var booleans: [JSONValue] = []
         var includesNull = false
-
-        init(_ operands: [JSONValue]) {
-            var strings: [String] = []
-            for operand in operands {
-                switch operand {
-                case .null: includesNull = true
-                case .bool(let b):
-                    booleans.append(.number(b ? 1 : 0))
-                    strings.append(b ? "true" : "false")
-                case .number(let n):
-                    numbers.append(.number(n))
-                    strings.append(JSONValue.canonicalText(of: n))
-                case .string(let s):
-                    strings.append(s)
-                    if let n = FilterEvaluator.number(fromText: s) { numbers.append(.number(n)) }
-                    if s == "true" || s == "false" { booleans.append(.number(s == "true" ? 1 : 0)) }
-                case .array, .object:
-                    continue  // rejected by validation
-                }
+        for operand in operands {
+            switch operand {
+            case .null: includesNull = true
+            case .bool(let b):
+                booleans.append(.number(b ? 1 : 0))
+                strings.insert(b ? "true" : "false")
+            case .number(let n):
+                numbers.append(.number(n))
+                strings.insert(JSONValue.canonicalText(of: n))
+            case .string(let s):
+                strings.insert(s)
+                if let n = number(fromText: s) { numbers.append(.number(n)) }
+                if s == "true" || s == "false" { booleans.append(.number(s == "true" ? 1 : 0)) }
+            case .array, .object:
+                continue  // rejected by validation
             }
-            self.strings = Array(Set(strings)).sorted()
         }
+        return (numbers, strings.sorted(), booleans, includesNull)
     }
 
     /// `column IN (?, ?, …)` over `texts`.
@@ -292,8 +299,7 @@ struct FilterEvaluator {
 
     /// Union of `=` over the operands, as at most three index lookups (numbers, strings, booleans).
     private func valueIn(_ operands: [JSONValue], fields: [Int64]) throws -> RowSet {
-        let split = EqualityOperands(operands)
-        let (numbers, strings, booleans, includesNull) = (split.numbers, split.strings, split.booleans, split.includesNull)
+        let (numbers, strings, booleans, includesNull) = Self.equalityOperands(operands)
         var result =
             includesNull
             ? try valueEquals(.null, fields: fields) : RowSet(capacity: capacity)

@@ -53,7 +53,8 @@ enum ContentRows {
     /// and revision); answers its key.
     static let upsertInstanceSQL = upsertInstancesSQL(rows: 1, returning: "pk")
 
-    /// The upsert of `rows` instances in one statement (15 parameters each, in `instanceParameters` order).
+    /// The upsert of `rows` instances in one statement (15 arguments each, as above), answering
+    /// the `returning` columns of each.
     static func upsertInstancesSQL(rows: Int, returning: String) -> String {
         let tuple = "(" + Array(repeating: "?", count: 15).joined(separator: ", ") + ")"
         return """

@@ -159,8 +159,7 @@ enum ContentSchema {
     /// not serve index-only scans); an equality on `str` also compares it, so the index serves it.
     static let indexedStringPrefixSQL = "str_prefix"
 
-    /// Migration `content_v5_postgres_search` (PostgreSQL only): the value index `PostgresSearch`
-    /// reads.
+    /// Migration `content_v5_postgres_search` (PostgreSQL only): the indexes the search reads there.
     /// - `content_value_lookup` held whole strings, so storing a string over about 2.7 kB
     ///   failed ("index row size exceeds maximum"); it now holds a bounded prefix (`str_prefix`,
     ///   a generated column: SQLite has no such column), and the search compares the full

@@ -22,18 +22,7 @@ extension ContentTables {
         guard db.isInsideTransaction else {
             throw DatabaseError(message: "withSecondaryIndexesDeferred must run inside a transaction")
         }
-        for index in ContentSchema.secondaryIndexes {
-            try db.execute(sql: index.dropSQL)
-        }
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            try createSecondaryIndexes(in: db)
-            throw error
-        }
-        try createSecondaryIndexes(in: db)
-        return result
+        return try deferring(ContentSchema.secondaryIndexes, execute: { try db.execute(sql: $0) }, body)
     }
 
     /// The same on PostgreSQL (any `SQLExecutor`; SQLite's `Database` goes to the function above).
@@ -42,15 +31,22 @@ extension ContentTables {
     /// PostgreSQL's DDL is transactional: a rollback brings the indexes back as well.
     public static func withSecondaryIndexesDeferred<T>(in db: any SQLExecutor, _ body: () throws -> T) throws -> T {
         if let db = db as? Database { return try withSecondaryIndexesDeferred(in: db, body) }
-        for index in ContentSchema.postgresSecondaryIndexes { try db.execute(index.dropSQL) }
+        return try deferring(ContentSchema.postgresSecondaryIndexes, execute: { try db.execute($0) }, body)
+    }
+
+    /// Drops `indexes`, runs `body`, and builds them again, also when `body` throws.
+    private static func deferring<T>(
+        _ indexes: [ContentSchema.SecondaryIndex], execute: (String) throws -> Void, _ body: () throws -> T
+    ) throws -> T {
+        for index in indexes { try execute(index.dropSQL) }
         let result: T
         do {
             result = try body()
         } catch {
-            for index in ContentSchema.postgresSecondaryIndexes { try db.execute(index.createSQL) }
+            for index in indexes { try execute(index.createSQL) }
             throw error
         }
-        for index in ContentSchema.postgresSecondaryIndexes { try db.execute(index.createSQL) }
+        for index in indexes { try execute(index.createSQL) }
         return result
     }
 
@@ -59,11 +55,5 @@ extension ContentTables {
     public static func deferringIndexesPaysOff(forLoadOf rows: Int, in db: any SQLExecutor) throws -> Bool {
         let stored = try db.fetchValue(Int.self, "SELECT count(*) FROM content_instance") ?? 0
         return rows >= stored
-    }
-
-    private static func createSecondaryIndexes(in db: Database) throws {
-        for index in ContentSchema.secondaryIndexes {
-            try db.execute(sql: index.createSQL)
-        }
     }
 }

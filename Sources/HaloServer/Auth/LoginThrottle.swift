@@ -123,10 +123,15 @@ public final class LoginThrottle: Sendable {
 
     /// How long an attempt in flight counts at most (a process may die during one).
     static let inFlightExpiry: Double = 120
+    /// How often this process deletes the shared records that no longer count: not on every
+    /// attempt, as each attempt holds the write lock every process's writes share.
+    static let sweepInterval: Double = 60
 
     let settings: Settings
     private let now: @Sendable () -> Double
     private let memory = Mutex(MemoryRecords())
+    /// When this process last swept the shared records.
+    private let lastSweep = Mutex(-Double.infinity)
     /// The shared records, or nil to keep them in `memory`.
     private let database: ServerStorage?
 
@@ -177,8 +182,9 @@ public final class LoginThrottle: Sendable {
         }
         let (settings, now) = (self.settings, self.now())
         if let database {
+            let sweeping = sweepIsDue(now)
             return try await database.write { db in
-                var records = DatabaseRecords(db)
+                var records = DatabaseRecords(db, sweeping: sweeping)
                 return try Self.admit(id: id, accountKey: accountKey, address: address, settings: settings, now: now, in: &records)
             }
         }
@@ -192,13 +198,23 @@ public final class LoginThrottle: Sendable {
         guard attempt.counted else { return }
         let (settings, now) = (self.settings, self.now())
         if let database {
+            let sweeping = sweepIsDue(now)
             try await database.write { db in
-                var records = DatabaseRecords(db)
+                var records = DatabaseRecords(db, sweeping: sweeping)
                 try Self.record(attempt, outcome: succeeded, settings: settings, now: now, in: &records)
             }
             return
         }
         try memory.withLock { records in try Self.record(attempt, outcome: succeeded, settings: settings, now: now, in: &records) }
+    }
+
+    /// True at most once per `sweepInterval`.
+    private func sweepIsDue(_ now: Double) -> Bool {
+        lastSweep.withLock { last in
+            guard now - last >= Self.sweepInterval else { return false }
+            last = now
+            return true
+        }
     }
 
     // MARK: The rules

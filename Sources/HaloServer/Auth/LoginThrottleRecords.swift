@@ -15,7 +15,7 @@ protocol LoginThrottleRecords {
     func inFlight(address: String, now: Double) throws -> Int
     mutating func startAttempt(_ id: String, lockKey: String, address: String?, now: Double) throws
     mutating func endAttempt(_ id: String, lockKey: String, address: String?) throws
-    /// Drops what no longer matters, keeping each table within `maxTrackedEntries`.
+    /// Drops what no longer matters (in memory, also keeping each table within `maxTrackedEntries`).
     mutating func evict(settings: LoginThrottle.Settings, now: Double) throws
 }
 
@@ -96,8 +96,13 @@ extension LoginThrottle {
     /// Times are stored in milliseconds.
     struct DatabaseRecords: LoginThrottleRecords {
         let db: any SQLExecutor
+        /// Whether `evict` deletes (`LoginThrottle` asks for it once a minute).
+        let sweeping: Bool
 
-        init(_ db: any SQLExecutor) { self.db = db }
+        init(_ db: any SQLExecutor, sweeping: Bool) {
+            self.db = db
+            self.sweeping = sweeping
+        }
 
         func knownDevice(_ pair: String) throws -> Double? {
             try db.fetchValue(Int64.self, "SELECT seen FROM server_login_device WHERE pair = ?", pair).map(Self.seconds)
@@ -179,9 +184,10 @@ extension LoginThrottle {
 
         /// Deletes what no longer holds anything: expired attempts and known devices, and
         /// accounts and addresses without a lock, a failure in their window, or a doubling to
-        /// remember (the conditions of `matters`). Tables then hold only what counts, so no
-        /// other bound is needed.
+        /// remember (the conditions of `matters`). Tables then hold only what counted within the
+        /// last sweep, so no other bound is needed.
         func evict(settings: Settings, now: Double) throws {
+            guard sweeping else { return }
             try db.execute("DELETE FROM server_login_attempt WHERE started_at <= ?", Self.ms(now - LoginThrottle.inFlightExpiry))
             try db.execute("DELETE FROM server_login_device WHERE seen < ?", Self.ms(now - settings.knownDeviceLifetime))
             try db.execute(
