@@ -36,6 +36,15 @@ final class PostgresSearchConformanceTests: XCTestCase {
             }
             try ModuleCatalog.create(Self.edgeModule, id: "e0000000000000000000000e", createdBy: "Test", now: Self.base, in: db)
             try ContentTables.upsert(contentsOf: instances, in: db)
+            // Updates, and rows deleted outright: both once left holes in PostgreSQL's keys, which
+            // its searches rely on being listed (negations complement every instance).
+            let updated = instances[100..<130].map { instance in
+                var instance = instance
+                instance.updatedAt = Self.base + 999
+                return instance
+            }
+            try ContentTables.upsert(contentsOf: updated, in: db)
+            try ContentTables.hardDelete(ids: instances[200..<210].map(\.id), in: db)
         }
         try await sqlite.write { try load($0) }
         try await postgres.write { try load($0) }
@@ -75,12 +84,13 @@ final class PostgresSearchConformanceTests: XCTestCase {
 
     /// Capitals, accents, LIKE's wildcards as text, nulls and absent fields, lists, localized
     /// text, segmentation tags, deletions, never-updated instances, relations, two strings of 8 kB
-    /// (more than a PostgreSQL index entry holds) that differ only at their end, and one of 150
+    /// (more than a PostgreSQL index entry holds) that differ only at their end (stored against their
+    /// order, so that ordering them by id instead of by name shows), and one of 150
     /// characters but 300 code points (PostgreSQL's index holds a prefix of 200 code points).
     private static func edgeInstances() -> [WireInstance] {
         let titles = [
             "Alpha", "alpha", "ÁLPHA", "50% off", "under_score", "back\\slash", "naïve café", "Ωmega", "zeta", "Zeta", "", "a",
-            longTitle("end one"), longTitle("end two"), String(repeating: "q\u{301}", count: 150),
+            longTitle("end two"), longTitle("end one"), String(repeating: "q\u{301}", count: 150),
         ]
         return titles.enumerated().map { n, title in
             var values: [String: JSONValue] = [
@@ -174,6 +184,11 @@ final class PostgresSearchConformanceTests: XCTestCase {
             "walk: the matches are the last in the order",
             #"{"metaSearch":{"property":"createdAt","operation":"<","value":1700000000480},"sort":"createdAt desc","pagination":{"page":2,"limit":20}}"#
         ),
+        // The name's index holds a prefix, on which the two long names tie.
+        ("walk: by name, the long names first", #"{"sort":"name asc","pagination":{"page":1,"limit":6}}"#),
+        ("walk: by name, descending, a later page", #"{"sort":"name desc","pagination":{"page":4,"limit":9}}"#),
+        ("walk: unpublished first", #"{"sort":"publishedAt asc,name desc","pagination":{"page":1,"limit":8}}"#),
+        ("walk: by publication, descending", #"{"sort":"publishedAt desc","pagination":{"page":2,"limit":8}}"#),
         ("every module", #"{"metaSearch":{"property":"createdAt","operation":">=","value":1700000000003},"sort":"createdAt desc"}"#),
     ]
 }

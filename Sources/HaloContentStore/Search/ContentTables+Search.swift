@@ -73,13 +73,13 @@ extension ContentTables {
         let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
         let offset = skip ? 0 : (overflow ? Int.max : product)
 
-        let scope = try narrowedScope(moduleScope(of: request, schema: schema), in: db)
-        let capacity = (try db.fetchValue(Int64.self, "SELECT max(pk) FROM content_instance") ?? 0) + 1
+        let keys = db.dialect == .postgres ? try PostgresKeys(in: db) : nil
+        let scope = try narrowedScope(moduleScope(of: request, schema: schema), modulesWithInstances: keys?.modules, in: db)
         // A positive value filter only matches instances of the scoped modules (the fields it
         // compares are theirs), so their instance list, a scan of every key of those modules, is
         // not needed: all instances stand in for it (negations stay inside the filter's `and`s).
         let scopedByFilter = scope != nil && (request.searchValues?.matchesOnlyItsFields ?? false)
-        let (universe, live) = try searchedInstances(scope: scopedByFilter ? nil : scope, capacity: capacity, in: db)
+        let (capacity, universe, live) = try searchedInstances(scope: scopedByFilter ? nil : scope, postgresKeys: keys, in: db)
         var evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
 
         var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
@@ -128,10 +128,14 @@ extension ContentTables {
 
     /// nil (no restriction) when `scope` names every module that has instances, as a client
     /// listing all its modules does: "these modules" is then everything, which needs neither a
-    /// scan of their keys nor module conditions in the comparisons.
-    private static func narrowedScope(_ scope: [String]?, in db: any SQLExecutor) throws -> [String]? {
+    /// scan of their keys nor module conditions in the comparisons. `modulesWithInstances`, when
+    /// already read, spares reading them.
+    private static func narrowedScope(
+        _ scope: [String]?, modulesWithInstances: [String]?, in db: any SQLExecutor
+    ) throws -> [String]? {
         guard let scope else { return nil }
         let named = Set(scope)
+        if let modulesWithInstances { return modulesWithInstances.allSatisfy(named.contains) ? nil : scope }
         var coversAll = true
         try forEachModuleWithInstances(in: db) { module in
             coversAll = named.contains(module)
@@ -143,23 +147,48 @@ extension ContentTables {
     /// The modules that have instances, in order, until `body` returns false: one index seek
     /// per module (a skip scan of the module index), not a scan of the instances.
     private static func forEachModuleWithInstances(in db: any SQLExecutor, _ body: (String) -> Bool) throws {
-        if db.dialect == .postgres {
-            // The same seeks in one statement: a round trip to PostgreSQL costs more than a seek.
-            let modules = try db.select(
+        var module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance")
+        while let current = module, body(current) {
+            module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance WHERE module > ?", current)
+        }
+    }
+
+    /// What a search on PostgreSQL starts from, read in one statement (a round trip costs more
+    /// than these reads): the modules that have instances (SQLite's seeks of
+    /// `forEachModuleWithInstances` as one recursive query), the bound of every key, and the keys
+    /// no instance holds and the deleted instances' keys, which give every instance and the live
+    /// ones without a scan: every key up to the largest is an instance's or a listed gap
+    /// (`ContentSchema.keepKeysDenseOnPostgres`).
+    private struct PostgresKeys {
+        var modules: [String]
+        var capacity: Int64
+        var universe: RowSet
+        var deleted: RowSet
+
+        init(in db: any SQLExecutor) throws {
+            let row = try db.select(
                 """
                 WITH RECURSIVE modules(module) AS (
                     SELECT min(module) FROM content_instance
                     UNION ALL
                     SELECT (SELECT min(module) FROM content_instance WHERE module > modules.module) FROM modules
                     WHERE modules.module IS NOT NULL)
-                SELECT module FROM modules WHERE module IS NOT NULL
+                SELECT (SELECT json_agg(module) FROM modules WHERE module IS NOT NULL)::text,
+                    (SELECT coalesce(max(pk), 0) FROM content_instance),
+                    (SELECT \(KeyScan.packedKeys("pk")) FROM content_key_gap),
+                    (SELECT \(KeyScan.packedKeys("pk")) FROM content_instance WHERE deleted_at IS NOT NULL)
                 """, bindings: [])
-            for row in modules where !body(try row.get(at: 0, as: String.self)) { return }
-            return
-        }
-        var module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance")
-        while let current = module, body(current) {
-            module = try db.fetchValue(String.self, "SELECT min(module) FROM content_instance WHERE module > ?", current)
+            guard let values = row.first?.values, values.count == 4 else {
+                throw ContentStoreError.corruptData("the search's first query returned no row")
+            }
+            let moduleList = try row[0].get(at: 0, as: String?.self) ?? "[]"
+            modules = try JSONValue(string: moduleList).arrayValue?.compactMap(\.stringValue) ?? []
+            capacity = try row[0].get(at: 1, as: Int64.self) + 1
+            var gaps = RowSet(capacity: capacity)
+            KeyScan.unpack(values[2], into: &gaps)
+            universe = gaps.complement(in: RowSet(filledBelow: capacity))
+            deleted = RowSet(capacity: capacity)
+            KeyScan.unpack(values[3], into: &deleted)
         }
     }
 
@@ -169,12 +198,19 @@ extension ContentTables {
         try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
 
-    /// The instances of the searched modules (what negations complement) and the live (not
-    /// deleted) ones among them.
-    private static func searchedInstances(scope: [String]?, capacity: Int64, in db: any SQLExecutor) throws -> (RowSet, RowSet) {
+    /// The instances of the searched modules (what negations complement), the live (not
+    /// deleted) ones among them, and the bound of every key (`capacity`, one past the largest).
+    private static func searchedInstances(scope: [String]?, postgresKeys: PostgresKeys?, in db: any SQLExecutor) throws -> (
+        capacity: Int64, universe: RowSet, live: RowSet
+    ) {
+        if scope == nil, let keys = postgresKeys {
+            return (keys.capacity, keys.universe, keys.deleted.complement(in: keys.universe))
+        }
+        var capacity = postgresKeys?.capacity ?? 0
+        if postgresKeys == nil { capacity = (try db.fetchValue(Int64.self, "SELECT max(pk) FROM content_instance") ?? 0) + 1 }
         guard let scope else {
-            // All modules: when no key was ever freed, every key up to max(pk) exists and the
-            // universe needs no scan; deleted instances come from a small partial index.
+            // SQLite, all modules: when no key was ever freed, every key up to max(pk) exists and
+            // the universe needs no scan; deleted instances come from a small partial index.
             let count = try db.fetchValue(Int64.self, "SELECT count(*) FROM content_instance") ?? 0
             var universe = RowSet(capacity: capacity)
             if count == capacity - 1 {
@@ -184,7 +220,7 @@ extension ContentTables {
             }
             let deleted = try instanceSet(
                 "SELECT pk FROM content_instance WHERE deleted_at IS NOT NULL", [], capacity: capacity, in: db)
-            return (universe, deleted.complement(in: universe))
+            return (capacity, universe, deleted.complement(in: universe))
         }
         var universe = RowSet(capacity: capacity)
         var live = RowSet(capacity: capacity)
@@ -195,7 +231,7 @@ extension ContentTables {
                 universe.insert(pk)
                 if try row.get(at: 1, as: Bool.self) { live.insert(pk) }
             }
-            return (universe, live)
+            return (capacity, universe, live)
         }
         try KeyScan.forEach(
             db.cachedStatement(sql: "SELECT pk, deleted_at IS NULL FROM content_instance WHERE module IN (SELECT value FROM json_each(?))"),
@@ -205,7 +241,7 @@ extension ContentTables {
             universe.insert(pk)
             if KeyScan.int64(row, 1) == 1 { live.insert(pk) }
         }
-        return (universe, live)
+        return (capacity, universe, live)
     }
 
     /// Untagged instances are visible to everyone; tagged ones must share one (partial) or all
@@ -263,7 +299,7 @@ extension ContentTables {
                 })
             return page
         }
-        if let limit, db.dialect == .postgres, scope == nil, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
+        if let limit, db.dialect == .postgres, scope == nil, postgresIndexedOrders.contains(sortKeys[0].field),
             (Double(offset) + Double(limit)) * Double(searched) / Double(count) < Double(count) / 4
         {
             return try walkedPage(
@@ -289,7 +325,7 @@ extension ContentTables {
     }
 
     /// PostgreSQL's merged walk: every instance in sort order, along the index of the order
-    /// (`content_instance_created`, `content_instance_changed`), a chunk of keys per query, keeping
+    /// (`postgresIndexedOrders`), a chunk of keys per query, keeping
     /// members of `matches` until the page is full. A chunk is twice the rows the page is expected
     /// to need, and doubles when that was not enough.
     private static func walkedPage(
@@ -299,8 +335,12 @@ extension ContentTables {
         var skipped = 0
         var position: Int64 = 0
         var chunk = Int64(min(max(512, 2 * expectedWalk), Double(1 << 20)))
+        // Names: first by the prefix their index holds, which orders them as the names do but for
+        // ties, which the rest of the order breaks.
+        let first = sortKeys[0]
+        let prefix = first.field == .name ? "\(ContentSchema.postgresNameOrderPrefix) \(first.ascending ? "ASC" : "DESC"), " : ""
         let sql =
-            "SELECT array_to_string(ARRAY(SELECT pk FROM content_instance ORDER BY \(orderBy(sortKeys, .postgres)) LIMIT ? OFFSET ?), ',')"
+            "SELECT array_to_string(ARRAY(SELECT pk FROM content_instance ORDER BY \(prefix)\(orderBy(sortKeys, .postgres)) LIMIT ? OFFSET ?), ',')"
         while true {
             let keys: String = try db.select(sql, bindings: [.integer(chunk), .integer(position)]).first?.get(at: 0) ?? ""
             var read: Int64 = 0
@@ -322,15 +362,20 @@ extension ContentTables {
 
     /// The ORDER BY list of the sort keys, then the id (so the order is total). Nulls come first
     /// ascending and last descending, as SQLite orders them (PostgreSQL is told so).
-    /// Dates that are never null (`createdAt`, and `updatedAt`, which falls back to it) get no
-    /// NULLS clause: PostgreSQL then reads their indexes in either direction.
+    /// Columns that are never null (the name, `createdAt`, and `updatedAt`, which falls back to
+    /// it) get no NULLS clause: PostgreSQL then reads their indexes in either direction.
     private static func orderBy(_ sortKeys: [SortKey], _ dialect: SQLDialect = .sqlite) -> String {
         let nulls = { (key: SortKey) in
-            dialect != .postgres || [.createdAt, .updatedAt].contains(key.field) ? "" : key.ascending ? " NULLS FIRST" : " NULLS LAST"
+            dialect != .postgres || [.createdAt, .updatedAt, .name].contains(key.field)
+                ? "" : key.ascending ? " NULLS FIRST" : " NULLS LAST"
         }
         return (sortKeys.map { "\($0.field.orderExpression) \($0.ascending ? "ASC" : "DESC")\(nulls($0))" } + ["id ASC"])
             .joined(separator: ", ")
     }
+
+    /// The orders PostgreSQL has an index of over every module (`content_instance_created`,
+    /// `content_instance_changed`, `ContentSchema.postgresOrderIndexes`): `walkedPage` reads them.
+    private static let postgresIndexedOrders: Set<SortField> = [.createdAt, .updatedAt, .name, .publishedAt]
 
     /// Most modules a merged walk reads at once; beyond, the matches are sorted instead.
     private static let maxMergedModules = 64

@@ -50,15 +50,15 @@ enum ContentRows {
 
     /// Inserts or replaces an instance's `content_instance` row (15 arguments: id, module, name,
     /// name_folded, then the metadata in `ContentSchema.camelCaseColumnsOfV1`'s order, customer
-    /// and revision); answers its key.
-    static let upsertInstanceSQL = upsertInstancesSQL(rows: 1, returning: "pk")
+    /// and revision); answers its key, which SQLite picks.
+    static let upsertInstanceSQL = upsertInstancesSQL(rows: 1, keyed: false) + " RETURNING pk"
 
-    /// The upsert of `rows` instances in one statement (15 arguments each, as above), answering
-    /// the `returning` columns of each.
-    static func upsertInstancesSQL(rows: Int, returning: String) -> String {
-        let tuple = "(" + Array(repeating: "?", count: 15).joined(separator: ", ") + ")"
+    /// The upsert of `rows` instances in one statement: 15 arguments each as above, after the
+    /// instance's key (`pk`) when `keyed` (PostgreSQL's writer picks keys itself).
+    static func upsertInstancesSQL(rows: Int, keyed: Bool) -> String {
+        let tuple = "(" + Array(repeating: "?", count: keyed ? 16 : 15).joined(separator: ", ") + ")"
         return """
-            INSERT INTO content_instance (id, module, name, name_folded, created_at, updated_at, published_at,
+            INSERT INTO content_instance (\(keyed ? "pk, " : "")id, module, name, name_folded, created_at, updated_at, published_at,
                 removed_at, archived_at, deleted_at, created_by, updated_by, deleted_by, customer_id, revision)
             VALUES \(Array(repeating: tuple, count: rows).joined(separator: ", "))
             ON CONFLICT (id) DO UPDATE SET module = excluded.module, name = excluded.name,
@@ -67,7 +67,6 @@ enum ContentRows {
                 archived_at = excluded.archived_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
                 updated_by = excluded.updated_by, deleted_by = excluded.deleted_by, customer_id = excluded.customer_id,
                 revision = excluded.revision
-            RETURNING \(returning)
             """
     }
 

@@ -188,18 +188,77 @@ enum ContentSchema {
         try db.execute(postgresTrigramIndex.createSQL)
     }
 
+    /// Migration `content_v6_dense_keys` (PostgreSQL only): every key from 1 to the largest is an
+    /// instance's or listed in `content_key_gap`, so a search knows the searched instances from
+    /// the largest key and the (few) gaps, where it counted them (4 ms for 100,000 instances,
+    /// and a scan of every key once updates had left holes: an identity column draws a key for
+    /// every upsert, even one that updates). From here the writer picks keys itself
+    /// (`PortableContentWriter.keys(for:)`); the holes updates left so far are listed, and a
+    /// deleted row's key joins the list (the server never deletes rows; this keeps the rule by
+    /// construction rather than by convention).
+    static func keepKeysDenseOnPostgres(_ db: any SQLExecutor) throws {
+        try db.execute("ALTER TABLE content_instance ALTER COLUMN pk DROP IDENTITY IF EXISTS")
+        try db.execute("CREATE TABLE content_key_gap (pk \(PostgresTypes.integer) PRIMARY KEY)")
+        try db.execute(
+            """
+            INSERT INTO content_key_gap
+            SELECT key FROM generate_series(1, (SELECT coalesce(max(pk), 0) FROM content_instance)) AS keys(key)
+            WHERE NOT EXISTS (SELECT 1 FROM content_instance WHERE pk = key)
+            """)
+        try db.execute(
+            """
+            CREATE FUNCTION content_key_freed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO content_key_gap VALUES (OLD.pk) ON CONFLICT DO NOTHING;
+                RETURN NULL;
+            END $$
+            """)
+        try db.execute(
+            "CREATE TRIGGER content_key_freed AFTER DELETE ON content_instance FOR EACH ROW EXECUTE FUNCTION content_key_freed()")
+    }
+
+    /// Migration `content_v7_postgres_orders` (PostgreSQL only): indexes of the metadata orders
+    /// over every module.
+    /// - "name" and "publishedAt" get one, so that a page of many matches sorted by them is read
+    ///   along the index (`ContentTables.walkedPage`) rather than by sorting every match.
+    ///   "publishedAt" puts nulls first, as SQLite orders them ascending (and, read backwards,
+    ///   last descending). Names can be longer than an index entry holds: the index holds their
+    ///   first code points (`postgresNameOrderPrefix`), which order them as the whole names do,
+    ///   ties aside.
+    /// - The dates' indexes carry the key, so that a comparison of a date is an index-only scan
+    ///   (SQLite's indexes carry the rowid by themselves); before, a date matched by most
+    ///   instances read the whole table.
+    static let postgresOrderIndexes = [
+        SecondaryIndex("content_instance_created", on: "content_instance(created_at) INCLUDE (pk)"),
+        SecondaryIndex("content_instance_updated", on: "content_instance(updated_at) INCLUDE (pk)"),
+        SecondaryIndex("content_instance_published", on: "content_instance(published_at NULLS FIRST) INCLUDE (pk)"),
+        SecondaryIndex("content_instance_name", on: "content_instance((\(postgresNameOrderPrefix)))"),
+    ]
+
+    static func addOrderIndexesOnPostgres(_ db: any SQLExecutor) throws {
+        for index in postgresOrderIndexes {
+            try db.execute(index.dropSQL)
+            try db.execute(index.createSQL)
+        }
+    }
+
+    static let postgresNameOrderPrefix = "left(name, \(indexedStringPrefix))"
+
     static let postgresLookupIndex = SecondaryIndex(
         "content_value_lookup", on: "content_value(field, kind, num, str_prefix) INCLUDE (instance)")
     static let postgresChangedIndex = SecondaryIndex("content_instance_changed", on: "content_instance((\(lastChangedExpression)))")
 
     /// PostgreSQL's read-only indexes since `content_v5_postgres_search`: SQLite's, with the value
-    /// index of that step instead of SQLite's two, the pg_trgm index of `like`, and the
-    /// "updatedAt" order over every module (see `withSecondaryIndexesDeferred`).
+    /// index of that step instead of SQLite's two, the pg_trgm index of `like`, the "updatedAt"
+    /// order over every module, and the orders of `content_v7_postgres_orders` (see
+    /// `withSecondaryIndexesDeferred`).
     static let postgresSecondaryIndexes: [SecondaryIndex] =
-        secondaryIndexes.filter { !["content_value_lookup", "content_value_untrigrammed"].contains($0.name) } + [
+        secondaryIndexes.filter { index in
+            !(["content_value_lookup", "content_value_untrigrammed"] + postgresOrderIndexes.map(\.name)).contains(index.name)
+        } + [
             postgresLookupIndex, postgresChangedIndex,
             postgresTrigramIndex,
-        ]
+        ] + postgresOrderIndexes
 
     /// What PostgreSQL's `like` index holds: each string's lowercased text behind its field number.
     static let postgresTrigramSubject = "(field::text || ':' || coalesce(folded, str))"

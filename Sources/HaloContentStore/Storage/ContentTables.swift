@@ -24,6 +24,8 @@ public enum ContentTables {
             "content_v4_one_change_index", sqlite: ContentSchema.dropUpdatedIndexOfModules,
             postgres: { db in try db.execute("DROP INDEX IF EXISTS content_instance_module_updated") }),
         StorageMigration("content_v5_postgres_search", sqlite: { _ in }, postgres: ContentSchema.reindexValuesOnPostgres),
+        StorageMigration("content_v6_dense_keys", sqlite: { _ in }, postgres: ContentSchema.keepKeysDenseOnPostgres),
+        StorageMigration("content_v7_postgres_orders", sqlite: { _ in }, postgres: ContentSchema.addOrderIndexesOnPostgres),
     ]
 
     // MARK: Writing

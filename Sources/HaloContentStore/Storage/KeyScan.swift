@@ -47,19 +47,28 @@ enum KeyScan {
         guard let db = db as? Database else {
             // PostgreSQL: one value instead of a row per key. It packs the keys, 8 big-endian bytes
             // each, and decoding one bytea costs a fraction of decoding tens of thousands of rows.
-            let packed = "SELECT string_agg(int8send(k), ''::bytea) FROM (\(sql)) AS keys(k)"
-            guard case .blob(let bytes)? = try db.select(packed, bindings: arguments).first?.values.first else { return result }
-            bytes.withUnsafeBytes { raw in
-                for offset in stride(from: 0, to: raw.count - 7, by: 8) {
-                    result.insert(Int64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
-                }
-            }
+            let packed = "SELECT \(packedKeys("k")) FROM (\(sql)) AS keys(k)"
+            unpack(try db.select(packed, bindings: arguments).first?.values.first, into: &result)
             return result
         }
         try forEach(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments.map(\.databaseValue)), in: db) { row in
             result.insert(sqlite3_column_int64(row, 0))
         }
         return result
+    }
+
+    /// PostgreSQL's aggregate that packs the integers of `column` into one bytea (NULL for none).
+    /// (`array_agg` costs PostgreSQL a little less, but reading its answer costs more than it saves.)
+    static func packedKeys(_ column: String) -> String { "string_agg(int8send(\(column)), ''::bytea)" }
+
+    /// Inserts the keys `packedKeys` packed (nothing for NULL).
+    static func unpack(_ packed: SQLValue?, into set: inout RowSet) {
+        guard case .blob(let bytes)? = packed else { return }
+        bytes.withUnsafeBytes { raw in
+            for offset in stride(from: 0, to: raw.count - 7, by: 8) {
+                set.insert(Int64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+            }
+        }
     }
 
     /// Column `index` of the current row as an integer.

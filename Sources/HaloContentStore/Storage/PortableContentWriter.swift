@@ -39,26 +39,18 @@ struct PortableContentWriter {
 
     private mutating func write(_ batch: [WireInstance]) throws {
         guard !batch.isEmpty else { return }
+        let keys = try keys(for: batch)
         var parameters: [SQLValue] = []
-        for instance in batch {
+        for (instance, pk) in zip(batch, keys) {
             let createdAt = try ContentRows.validatedCreatedAt(instance)
             parameters += [
-                .text(instance.id), .text(instance.module), .text(instance.name), .text(ContentRows.folded(instance.name)),
+                .integer(pk), .text(instance.id), .text(instance.module), .text(instance.name), .text(ContentRows.folded(instance.name)),
                 .integer(createdAt), instance.updatedAt.sqlValue, instance.publishedAt.sqlValue, instance.removedAt.sqlValue,
                 instance.archivedAt.sqlValue, instance.deletedAt.sqlValue, instance.createdBy.sqlValue, instance.updatedBy.sqlValue,
                 instance.deletedBy.sqlValue, instance.customerId.sqlValue, instance.revision.sqlValue,
             ]
         }
-        var pks: [String: Int64] = [:]
-        for row in try db.select(ContentRows.upsertInstancesSQL(rows: batch.count, returning: "id, pk"), bindings: parameters) {
-            pks[try row.get(at: 0, as: String.self)] = try row.get(at: 1, as: Int64.self)
-        }
-        let keys = try batch.map { instance in
-            guard let pk = pks[instance.id] else {
-                throw ContentStoreError.corruptData("storing instance \(instance.id) returned no row")
-            }
-            return pk
-        }
+        try db.run(ContentRows.upsertInstancesSQL(rows: batch.count, keyed: true), bindings: parameters)
         try insertRows(
             into: "content_body (pk, values_json, tags_json, extra_json)",
             zip(batch, keys).map { instance, pk in
@@ -99,6 +91,33 @@ struct PortableContentWriter {
             zip(batch, keys).flatMap { instance, pk in
                 instance.tags.enumerated().map { ord, tag in [.integer(pk), .integer(Int64(ord)), .text(tag.name), .text(tag.value)] }
             })
+    }
+
+    /// The batch's keys: a stored instance keeps its own; new ones take the next free keys in
+    /// order, so that keys stay dense (`ContentSchema.keepKeysDenseOnPostgres`: a search then
+    /// knows every instance without counting them). A sequence would leave a hole for every
+    /// update (an upsert draws its key before it finds the conflict). Every write holds the
+    /// storage's write lock, so no other writer picks the same keys meanwhile.
+    private func keys(for batch: [WireInstance]) throws -> [Int64] {
+        var stored: [String: Int64] = [:]
+        var nextKey: Int64 = 1
+        let rows = try db.select(
+            """
+            SELECT id, pk FROM content_instance WHERE id = ANY(ARRAY(\(db.dialect.elements(of: .text))))
+            UNION ALL SELECT NULL, greatest((SELECT max(pk) FROM content_instance), (SELECT max(pk) FROM content_key_gap))
+            """, bindings: [.text(ContentReader.jsonArray(batch.map(\.id)))])
+        for row in rows {
+            if let id = try row.get(at: 0, as: String?.self) {
+                stored[id] = try row.get(at: 1, as: Int64.self)
+            } else if let largest = try row.get(at: 1, as: Int64?.self) {
+                nextKey = largest + 1
+            }
+        }
+        return batch.map { instance in
+            if let pk = stored[instance.id] { return pk }
+            defer { nextKey += 1 }
+            return nextKey
+        }
     }
 
     /// `INSERT INTO target VALUES (…), (…), … [then]` in chunks.

@@ -54,8 +54,7 @@ enum SearchRoutes {
         for name in (search.moduleNames ?? []) + [search.moduleName].compactMap({ $0 }) where idsByName[name] == nil {
             throw APIError.badRequest("Unknown module name '\(name)'")
         }
-        let localized = try ModuleCatalog.localizedFieldNames(in: db)
-        let relations = try ModuleCatalog.relationFieldNames(in: db)
+        let (localized, relations) = try ModuleCatalog.localizedAndRelationFieldNames(in: db)
         return SearchSchema(
             moduleIdsForName: { idsByName[$0] ?? [] },
             localizedFields: { localized[$0] ?? [] },

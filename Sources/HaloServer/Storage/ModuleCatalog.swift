@@ -117,19 +117,34 @@ enum ModuleCatalog {
         try fieldNames(ofTypes: [.localizedText], in: db)
     }
 
-    /// Names of the relation fields of every module (what a search's `include: ["all"]` follows).
-    static func relationFieldNames(in db: any SQLExecutor) throws -> [String: Set<String>] {
-        try fieldNames(ofTypes: [.singleRelation, .multipleRelation], in: db)
+    /// The names of `localizedFieldNames` and of the relation fields of every module (what a
+    /// search's `include: ["all"]` follows), in one query (on PostgreSQL a query is a round trip).
+    static func localizedAndRelationFieldNames(in db: any SQLExecutor) throws -> (
+        localized: [String: Set<String>], relations: [String: Set<String>]
+    ) {
+        let localized: [FieldType] = [.localizedText]
+        let relations: [FieldType] = [.singleRelation, .multipleRelation]
+        let byType = try fieldNamesByType(localized + relations, in: db)
+        func merged(_ types: [FieldType]) -> [String: Set<String>] {
+            types.compactMap { byType[$0] }.reduce(into: [:]) { result, names in result.merge(names) { $0.union($1) } }
+        }
+        return (merged(localized), merged(relations))
     }
 
     /// Names of the fields of these types, by module id.
     private static func fieldNames(ofTypes types: [FieldType], in db: any SQLExecutor) throws -> [String: Set<String>] {
-        var result: [String: Set<String>] = [:]
+        try fieldNamesByType(types, in: db).values.reduce(into: [:]) { result, names in result.merge(names) { $0.union($1) } }
+    }
+
+    /// Names of the fields of these types, by type and module id.
+    private static func fieldNamesByType(_ types: [FieldType], in db: any SQLExecutor) throws -> [FieldType: [String: Set<String>]] {
+        var result: [FieldType: [String: Set<String>]] = [:]
         let marks = Array(repeating: "?", count: types.count).joined(separator: ", ")
         for row in try db.select(
-            "SELECT module_id, name FROM server_field WHERE field_type IN (\(marks))", bindings: types.map(\.id.sqlValue))
+            "SELECT field_type, module_id, name FROM server_field WHERE field_type IN (\(marks))", bindings: types.map(\.id.sqlValue))
         {
-            result[try row.get("module_id", as: String.self), default: []].insert(try row.get("name"))
+            guard let type = types.first(where: { $0.id.sqlValue == row.values[0] }) else { continue }
+            result[type, default: [:]][try row.get("module_id", as: String.self), default: []].insert(try row.get("name"))
         }
         return result
     }

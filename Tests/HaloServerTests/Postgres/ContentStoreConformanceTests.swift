@@ -85,6 +85,16 @@ final class ContentStoreConformanceTests: XCTestCase {
             XCTFail("after the edits, line \(index): PostgreSQL \(actual.prefix(300)), SQLite \(expected.prefix(300))")
             break
         }
+
+        // PostgreSQL's keys stay dense (its searches rely on it): the 41 updates took no key, and
+        // the 10 deleted keys are listed as gaps. A new instance takes the key after the largest.
+        let keys = try await backEnds.postgres.write { db in
+            try ContentTables.upsert(ConformanceInstances.make(count: 1_101).last!, in: db)
+            return try db.select(
+                "SELECT max(pk), count(*), (SELECT count(*) FROM content_key_gap) FROM content_instance", bindings: []
+            ).first.map { row in try (0..<3).map { try row.get(at: $0, as: Int64.self) } }
+        }
+        XCTAssertEqual(keys, [1_101, 1_091, 10])
     }
 
     /// The sync's change sets (§14.2) of several windows, as instances and as the server's wire

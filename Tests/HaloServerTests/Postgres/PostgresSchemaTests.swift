@@ -90,7 +90,9 @@ final class PostgresSchemaTests: XCTestCase {
             return (tables, Set(indexes), steps)
         }
         XCTAssertEqual(postgresSchema.steps, sqliteSchema.steps)
-        XCTAssertEqual(Set(postgresSchema.tables.keys), Set(sqliteSchema.tables.keys))
+        // PostgreSQL lists the keys below the largest that no instance holds (its searches know
+        // the instances from them); SQLite counts its instances instead.
+        XCTAssertEqual(Set(postgresSchema.tables.keys), Set(sqliteSchema.tables.keys).union(["content_key_gap"]))
         XCTAssertGreaterThanOrEqual(sqliteSchema.tables.count, 17)
         for (table, columns) in sqliteSchema.tables {
             // PostgreSQL's value index reads a bounded prefix of each string from a column of its own.
@@ -100,10 +102,14 @@ final class PostgresSchemaTests: XCTestCase {
         XCTAssertEqual(postgresSchema.tables["content_value"]?.last?.name, "str_prefix")
         // SQLite's COLLATE NOCASE unique email is a column constraint there, an index on lower(email)
         // here; SQLite's FTS5 trigram table, and the index of the strings it leaves out, are one
-        // pg_trgm index here; SQLite merges the modules' indexes for the "updatedAt" order.
+        // pg_trgm index here; SQLite merges the modules' indexes for the "updatedAt" order, and
+        // sorts matches by name or publication where PostgreSQL reads an index of that order.
         XCTAssertEqual(
             postgresSchema.indexes.subtracting(sqliteSchema.indexes),
-            ["server_user_email", "content_value_trigram", "content_instance_changed"])
+            [
+                "server_user_email", "content_value_trigram", "content_instance_changed", "content_instance_name",
+                "content_instance_published",
+            ])
         XCTAssertEqual(sqliteSchema.indexes.subtracting(postgresSchema.indexes), ["content_value_untrigrammed"])
     }
 
@@ -120,6 +126,35 @@ final class PostgresSchemaTests: XCTestCase {
         let rebuilt = try await storage.read { try definitions($0) }
         XCTAssertEqual(rebuilt, migrated)
         XCTAssertFalse(during.contains { $0.contains("content_value_trigram") || $0.contains("content_value_lookup") })
+    }
+
+    /// `content_v6_dense_keys` lists the holes an older database has in its keys (a deleted row,
+    /// a key its sequence drew for an update), and searches count the instances right after it.
+    func testTheDenseKeysStepListsTheHolesOfAnOlderDatabase() async throws {
+        let all = ServerDatabase.migrations
+        let before = try XCTUnwrap(all.firstIndex { $0.name == "content_v6_dense_keys" })
+        try await PostgresMigrator.migrate(storage, to: Array(all.prefix(before)))
+        try await storage.write { db in
+            for id in ["a", "b", "c"] {
+                try db.execute(
+                    "INSERT INTO content_instance (id, module, name, name_folded, created_at) VALUES (?, 'm', ?, ?, 1)", id, id, id)
+            }
+            try db.execute("DELETE FROM content_instance WHERE id = 'b'")
+            _ = try db.select("SELECT nextval(pg_get_serial_sequence('content_instance', 'pk'))", bindings: [])
+            try db.execute("INSERT INTO content_instance (id, module, name, name_folded, created_at) VALUES ('d', 'm', 'd', 'd', 1)")
+            try db.execute("INSERT INTO content_body (pk, values_json, tags_json) SELECT pk, '{}', '[]' FROM content_instance")
+        }
+        try await PostgresMigrator.migrate(storage, to: all)
+        let (gaps, newKey, total) = try await storage.write { db in
+            let gaps = try db.fetchAll("SELECT pk FROM content_key_gap ORDER BY pk").map { try $0.get(at: 0, as: Int64.self) }
+            try ContentTables.upsert(WireInstance(id: "e", module: "m", name: "e", createdAt: 2), in: db)
+            let newKey = try db.fetchValue(Int64.self, "SELECT pk FROM content_instance WHERE id = 'e'")
+            let total = try ContentTables.search(SearchRequest(), in: db).total
+            return (gaps, newKey, total)
+        }
+        XCTAssertEqual(gaps, [2, 4])
+        XCTAssertEqual(newKey, 6)
+        XCTAssertEqual(total, 4)
     }
 
     func testProcessesStartingTogetherMigrateOnce() async throws {

@@ -68,7 +68,7 @@ public final class PostgresStorage: Sendable {
     /// Runs `body` in one read-only snapshot.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
-        try await transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)
+        try await transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], awaitingCommit: false, body)
     }
 
     /// Runs `body` in one write transaction, after every other process's and thread's writes
@@ -104,17 +104,22 @@ public final class PostgresStorage: Sendable {
     }
 
     private func transaction<T: Sendable>(
-        begin: [String], _ body: @escaping @Sendable (PostgresTransaction) throws -> T
+        begin: [String], awaitingCommit: Bool = true, _ body: @escaping @Sendable (PostgresTransaction) throws -> T
     ) async throws -> T {
-        try await transaction(begin: begin, firstQuery: { _ in 0 }, releasing: nil) { db, _ in try body(db) }
+        try await transaction(begin: begin, firstQuery: { _ in 0 }, releasing: nil, awaitingCommit: awaitingCommit) { db, _ in
+            try body(db)
+        }
     }
 
     /// `begin`'s statements (a BEGIN among them), then `firstQuery` (whose answer `body`
     /// receives), then `body`, then COMMIT; the connection goes back to the pool after
-    /// `releasing` (session state to undo) succeeded.
+    /// `releasing` (session state to undo) succeeded. Without `awaitingCommit` (a read-only
+    /// snapshot: its COMMIT has nothing to make durable and cannot fail but with the connection)
+    /// the COMMIT is sent and not waited for, saving a round trip: the connection runs
+    /// statements in order, so its next user's BEGIN follows it, and finds a lost connection.
     private func transaction<T: Sendable, First: Sendable>(
         begin: [String], firstQuery: @escaping @Sendable (PostgresTransaction) throws -> First, releasing: String?,
-        _ body: @escaping @Sendable (PostgresTransaction, First) throws -> T
+        awaitingCommit: Bool = true, _ body: @escaping @Sendable (PostgresTransaction, First) throws -> T
     ) async throws -> T {
         try await threads.runIfActive { [self] in
             var retried = false
@@ -134,7 +139,7 @@ public final class PostgresStorage: Sendable {
                 }
                 do {
                     let value = try body(transaction, try firstQuery(transaction))
-                    try transaction.runSimple("COMMIT")
+                    if awaitingCommit { try transaction.runSimple("COMMIT") } else { transaction.sendSimple("COMMIT") }
                     if let releasing { try transaction.runSimple(releasing) }
                     pool.giveBack(connection)
                     return value
@@ -196,6 +201,12 @@ public final class PostgresStorage: Sendable {
 }
 
 extension PostgresTransaction {
+    /// Sends one statement without parameters and does not wait for its answer (the
+    /// connection's next statement waits behind it).
+    func sendSimple(_ sql: String) {
+        _ = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
     /// Runs one statement without parameters (BEGIN, COMMIT, the write lock).
     func runSimple(_ sql: String) throws {
         do {
