@@ -56,13 +56,9 @@ extension HaloServerAdmin {
         let chunk = 20_000
         let seedRandom = random
         try await environment.storage.write { db in
-            if db.dialect == .postgres {
-                // Flushed at commit whatever the server's setting: VACUUM marks a page visible to
-                // all (which index-only scans need) only once its rows' commit is on disk, and
-                // `refreshAfterBulkLoad` runs right after (with synchronous_commit off, it found
-                // none and every search read the table).
-                try db.execute("SET LOCAL synchronous_commit = on")
-            }
+            // Committed to disk whatever the server's setting: VACUUM marks rows visible to all
+            // (which `refreshAfterBulkLoad` does next) only once their commit is.
+            if db.dialect == .postgres { try db.execute("SET LOCAL synchronous_commit = on") }
             var random = seedRandom
             let load = {
                 for start in stride(from: 0, to: instances, by: chunk) {
