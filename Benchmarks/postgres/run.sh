@@ -2,7 +2,8 @@
 # halo-server on PostgreSQL (issue 19), on the server benchmark's data (INSTANCES instances in
 # MODULES modules, the same seed on both databases) and the committed query corpus
 # (Benchmarks/queries/corpus.txt, first page of 50 with totals, queries in turn):
-#   1. one process, one connection: search p50 on PostgreSQL next to SQLite (target: <= 1.5x);
+#   1. one process, one client (each request timed by itself: corpus_sequential): search p50 on
+#      PostgreSQL next to SQLite (target: <= 1.5x);
 #   2. CONNECTIONS connections: one process on PostgreSQL next to three behind nginx
 #      (scripts/serve-cluster.sh), requests/s and p99 (target: three >= 0.8x one on 2 cores).
 # CPU per request is the server processes' and PostgreSQL's (user+sys over the run).
@@ -19,11 +20,12 @@ bench_stop_more() {
 }
 start_postgres
 
-# corpus_load's figures, then PostgreSQL's CPU per request over the same run.
+# corpus_load's figures (corpus_sequential's for one connection), then PostgreSQL's CPU per
+# request over the same run.
 load_with_postgres() {
   local before after figures
   before=$(pg_cpu)
-  figures=$(corpus_load "$@")
+  if [ "$3" = 1 ]; then figures=$(corpus_sequential "$1" "$2" "${@:4}"); else figures=$(corpus_load "$@"); fi
   after=$(pg_cpu)
   echo "$figures $(awk -v a="$before" -v b="$after" -v r="${figures%% *}" -v d="${DURATION%s}" 'BEGIN{printf "%.2f", (b-a)*1000/(r*d)}')"
 }
@@ -42,7 +44,7 @@ TOKEN=$(app_token "$WORK/data")
 # shellcheck disable=SC2046
 corpus_bodies $(sqlite3 "$WORK/data/halo.sqlite" "SELECT id FROM server_module ORDER BY name")
 corpus_check "$BASE" "$TOKEN"
-read -r S_RPS S_P50 S_P99 S_CPU <<< "$(corpus_load "$BASE" "$TOKEN" 1 "$SERVER_PID")"
+read -r S_RPS S_P50 S_P99 S_CPU <<< "$(corpus_sequential "$BASE" "$TOKEN" "$SERVER_PID")"
 stop_server
 
 start_server "$WORK/pg-process" --database "$PG_ADDRESS"
