@@ -81,6 +81,8 @@ extension ContentTables {
         let scopedByFilter = scope != nil && (request.searchValues?.matchesOnlyItsFields ?? false)
         let (capacity, universe, live) = try searchedInstances(scope: scopedByFilter ? nil : scope, postgresKeys: keys, in: db)
         var evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
+        try evaluator.lookUpFields(
+            named: (request.relatedTo ?? []).map(\.fieldName) + (request.searchValues?.properties ?? []))
 
         var matches = (request.metaSearch?.mentions(property: "deletedAt") ?? false) ? universe : live
         if let ids = request.instanceIds, !ids.isEmpty {
@@ -455,6 +457,14 @@ extension FilterNode {
             case .greater, .less, .greaterOrEqual, .lessOrEqual, .like: return true
             case .notEqual, .notIn, .unrecognized: return false
             }
+        }
+    }
+
+    /// The properties the tree's comparisons name.
+    var properties: Set<String> {
+        switch self {
+        case .condition(_, let operands): return operands.reduce(into: []) { $0.formUnion($1.properties) }
+        case .comparison(let comparison): return [comparison.property]
         }
     }
 

@@ -33,6 +33,8 @@ struct FilterEvaluator {
     var probeRatio = 0.02
     /// Whether `like` may use the trigram index (tests turn it off to compare with the scan).
     var useTrigramIndex = true
+    /// The field numbers of properties looked up ahead (`lookUpFields`), by name.
+    private var fieldsByName: [String: [Int64]] = [:]
 
     init(db: any SQLExecutor, universe: RowSet, moduleScope: [String]?, capacity: Int64) {
         self.db = db
@@ -374,7 +376,30 @@ struct FilterEvaluator {
         return try KeyScan.rowSet(sql, arguments, capacity: capacity, in: db)
     }
 
+    /// Looks up the field numbers of these properties (in the searched modules) in one query, for
+    /// `fieldNumbers(named:)`: a filter naming several properties, or one twice, then costs one
+    /// round trip to PostgreSQL instead of one per comparison.
+    mutating func lookUpFields<S: Sequence>(named names: S) throws where S.Element == String {
+        let wanted = Set(names).subtracting(fieldsByName.keys)
+        guard !wanted.isEmpty else { return }
+        for name in wanted { fieldsByName[name] = [] }
+        let list = ContentReader.jsonArray(wanted.sorted())
+        let rows =
+            if let moduleScope {
+                try db.fetchAll(
+                    """
+                    SELECT name, field FROM content_field WHERE name IN (\(db.dialect.elements(of: .text)))
+                    AND module IN (\(db.dialect.elements(of: .text))) ORDER BY field
+                    """, list, ContentReader.jsonArray(moduleScope))
+            } else {
+                try db.fetchAll(
+                    "SELECT name, field FROM content_field WHERE name IN (\(db.dialect.elements(of: .text))) ORDER BY field", list)
+            }
+        for row in rows { fieldsByName[try row.get(at: 0, as: String.self), default: []].append(try row.get(at: 1, as: Int64.self)) }
+    }
+
     private func fieldNumbers(named name: String) throws -> [Int64] {
+        if let known = fieldsByName[name] { return known }
         if let moduleScope {
             return try db.fetchColumn(
                 Int64.self, "SELECT field FROM content_field WHERE name = ? AND module IN (\(db.dialect.elements(of: .text)))",

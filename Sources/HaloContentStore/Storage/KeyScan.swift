@@ -45,8 +45,8 @@ enum KeyScan {
     static func rowSet(_ sql: String, _ arguments: [SQLValue] = [], capacity: Int64, in db: any SQLExecutor) throws -> RowSet {
         var result = RowSet(capacity: capacity)
         guard let db = db as? Database else {
-            // PostgreSQL: one value instead of a row per key. It packs the keys, 8 big-endian bytes
-            // each, and decoding one bytea costs a fraction of decoding tens of thousands of rows.
+            // PostgreSQL: one value instead of a row per key (an array, read as packed keys);
+            // decoding one value costs a fraction of decoding tens of thousands of rows.
             let packed = "SELECT \(packedKeys("k")) FROM (\(sql)) AS keys(k)"
             unpack(try db.select(packed, bindings: arguments).first?.values.first, into: &result)
             return result
@@ -57,11 +57,13 @@ enum KeyScan {
         return result
     }
 
-    /// PostgreSQL's aggregate that packs the integers of `column` into one bytea (NULL for none).
-    /// (`array_agg` costs PostgreSQL a little less, but reading its answer costs more than it saves.)
-    static func packedKeys(_ column: String) -> String { "string_agg(int8send(\(column)), ''::bytea)" }
+    /// PostgreSQL's aggregate of the integers of `column` into one array (NULL for none), which
+    /// `PostgresTransaction` reads as a blob of them, 8 big-endian bytes each (`array_agg` costs
+    /// PostgreSQL less than packing the bytes in SQL, `string_agg(int8send(…))`: 12 against 7 ms
+    /// for 49,000 keys).
+    static func packedKeys(_ column: String) -> String { "array_agg(\(column))" }
 
-    /// Inserts the keys `packedKeys` packed (nothing for NULL).
+    /// Inserts the keys read from `packedKeys` (nothing for NULL).
     static func unpack(_ packed: SQLValue?, into set: inout RowSet) {
         guard case .blob(let bytes)? = packed else { return }
         bytes.withUnsafeBytes { raw in
