@@ -208,8 +208,12 @@ extension ContentTables {
         if scope == nil, let keys = postgresKeys {
             return (keys.capacity, keys.universe, keys.deleted.complement(in: keys.universe))
         }
-        var capacity = postgresKeys?.capacity ?? 0
-        if postgresKeys == nil { capacity = (try db.fetchValue(Int64.self, "SELECT max(pk) FROM content_instance") ?? 0) + 1 }
+        let capacity: Int64
+        if let keys = postgresKeys {
+            capacity = keys.capacity
+        } else {
+            capacity = (try db.fetchValue(Int64.self, "SELECT max(pk) FROM content_instance") ?? 0) + 1
+        }
         guard let scope else {
             // SQLite, all modules: when no key was ever freed, every key up to max(pk) exists and
             // the universe needs no scan; deleted instances come from a small partial index.

@@ -382,8 +382,20 @@ struct FilterEvaluator {
     mutating func lookUpFields<S: Sequence>(named names: S) throws where S.Element == String {
         let wanted = Set(names).subtracting(fieldsByName.keys)
         guard !wanted.isEmpty else { return }
-        for name in wanted { fieldsByName[name] = [] }
-        let list = ContentReader.jsonArray(wanted.sorted())
+        fieldsByName.merge(try fieldNumbers(of: wanted)) { known, _ in known }
+    }
+
+    /// A property's field numbers: looked up ahead by `lookUpFields`, else now.
+    private func fieldNumbers(named name: String) throws -> [Int64] {
+        if let known = fieldsByName[name] { return known }
+        return try fieldNumbers(of: [name])[name] ?? []
+    }
+
+    /// The field numbers of these properties in the searched modules, by name (every name
+    /// present, with none when no module has it).
+    private func fieldNumbers(of names: Set<String>) throws -> [String: [Int64]] {
+        var result = Dictionary(uniqueKeysWithValues: names.map { ($0, [Int64]()) })
+        let list = ContentReader.jsonArray(names.sorted())
         let rows =
             if let moduleScope {
                 try db.fetchAll(
@@ -395,17 +407,8 @@ struct FilterEvaluator {
                 try db.fetchAll(
                     "SELECT name, field FROM content_field WHERE name IN (\(db.dialect.elements(of: .text))) ORDER BY field", list)
             }
-        for row in rows { fieldsByName[try row.get(at: 0, as: String.self), default: []].append(try row.get(at: 1, as: Int64.self)) }
-    }
-
-    private func fieldNumbers(named name: String) throws -> [Int64] {
-        if let known = fieldsByName[name] { return known }
-        if let moduleScope {
-            return try db.fetchColumn(
-                Int64.self, "SELECT field FROM content_field WHERE name = ? AND module IN (\(db.dialect.elements(of: .text)))",
-                name, ContentReader.jsonArray(moduleScope))
-        }
-        return try db.fetchColumn(Int64.self, "SELECT field FROM content_field WHERE name = ?", name)
+        for row in rows { result[try row.get(at: 0, as: String.self), default: []].append(try row.get(at: 1, as: Int64.self)) }
+        return result
     }
 
     // MARK: - metadata

@@ -125,15 +125,17 @@ enum ModuleCatalog {
         let localized: [FieldType] = [.localizedText]
         let relations: [FieldType] = [.singleRelation, .multipleRelation]
         let byType = try fieldNamesByType(localized + relations, in: db)
-        func merged(_ types: [FieldType]) -> [String: Set<String>] {
-            types.compactMap { byType[$0] }.reduce(into: [:]) { result, names in result.merge(names) { $0.union($1) } }
-        }
-        return (merged(localized), merged(relations))
+        return (names(of: localized, in: byType), names(of: relations, in: byType))
     }
 
     /// Names of the fields of these types, by module id.
     private static func fieldNames(ofTypes types: [FieldType], in db: any SQLExecutor) throws -> [String: Set<String>] {
-        try fieldNamesByType(types, in: db).values.reduce(into: [:]) { result, names in result.merge(names) { $0.union($1) } }
+        names(of: types, in: try fieldNamesByType(types, in: db))
+    }
+
+    /// The names `fieldNamesByType` found for these types, merged by module id.
+    private static func names(of types: [FieldType], in byType: [FieldType: [String: Set<String>]]) -> [String: Set<String>] {
+        types.compactMap { byType[$0] }.reduce(into: [:]) { result, names in result.merge(names) { $0.union($1) } }
     }
 
     /// Names of the fields of these types, by type and module id.
