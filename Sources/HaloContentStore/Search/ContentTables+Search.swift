@@ -177,8 +177,8 @@ extension ContentTables {
                     WHERE modules.module IS NOT NULL)
                 SELECT (SELECT json_agg(module) FROM modules WHERE module IS NOT NULL)::text,
                     (SELECT coalesce(max(pk), 0) FROM content_instance),
-                    (SELECT \(KeyScan.packedKeys("pk")) FROM content_key_gap),
-                    (SELECT \(KeyScan.packedKeys("pk")) FROM content_instance WHERE deleted_at IS NOT NULL)
+                    \(KeyScan.packedKeys(of: "SELECT pk FROM content_key_gap")),
+                    \(KeyScan.packedKeys(of: "SELECT pk FROM content_instance WHERE deleted_at IS NOT NULL"))
                 """, bindings: [])
             guard let values = row.first?.values, values.count == 4 else {
                 throw ContentStoreError.corruptData("the search's first query returned no row")

@@ -47,7 +47,7 @@ enum KeyScan {
         guard let db = db as? Database else {
             // PostgreSQL: one value instead of a row per key (an array, read as packed keys);
             // decoding one value costs a fraction of decoding tens of thousands of rows.
-            let packed = "SELECT \(packedKeys("k")) FROM (\(sql)) AS keys(k)"
+            let packed = "SELECT \(packedKeys(of: sql))"
             unpack(try db.select(packed, bindings: arguments).first?.values.first, into: &result)
             return result
         }
@@ -57,13 +57,13 @@ enum KeyScan {
         return result
     }
 
-    /// PostgreSQL's aggregate of the integers of `column` into one array (NULL for none), which
-    /// `PostgresTransaction` reads as a blob of them, 8 big-endian bytes each (`array_agg` costs
-    /// PostgreSQL less than packing the bytes in SQL, `string_agg(int8send(…))`: 12 against 7 ms
-    /// for 49,000 keys).
-    static func packedKeys(_ column: String) -> String { "array_agg(\(column))" }
+    /// PostgreSQL's array of the integers `query` selects (one column), which `PostgresTransaction`
+    /// reads as a blob of them, 8 big-endian bytes each. An ARRAY subquery costs PostgreSQL less
+    /// than the aggregate `array_agg` (14 against 16 ms for 49,000 keys), which in turn cost less
+    /// than packing the bytes in SQL (`string_agg(int8send(…))`, 12 against 7 ms).
+    static func packedKeys(of query: String) -> String { "ARRAY(\(query))" }
 
-    /// Inserts the keys read from `packedKeys` (nothing for NULL).
+    /// Inserts the keys read from `packedKeys` (nothing for NULL or an empty array).
     static func unpack(_ packed: SQLValue?, into set: inout RowSet) {
         guard case .blob(let bytes)? = packed else { return }
         bytes.withUnsafeBytes { raw in

@@ -150,6 +150,51 @@ final class PostgresStorageTests: XCTestCase {
         }
     }
 
+    // MARK: Prepared statements
+
+    /// A read's query seen a second time on a connection is prepared there and from then on run
+    /// as EXECUTE, its values written as literals: every kind of value reads back the same
+    /// (quotes, backslashes, placeholders in text, extreme numbers, every byte), and the
+    /// statement is in the connection's `pg_prepared_statements`.
+    func testARepeatedQueryIsPreparedAndGivesTheSameAnswers() async throws {
+        let storage = try storage(maximumConnections: 1)
+        defer { storage.close() }
+        let values: [SQLValue] = [
+            .integer(.min), .integer(.max), .real(0.1), .real(-1e300), .real(-.infinity),
+            .text("it's a 'quoted' \\ back\\slash, ? and $1, ✓"), .text(""), .blob([0, 39, 92, 255]),
+        ]
+        let sql = "SELECT " + values.indices.map { "? AS c\($0)" }.joined(separator: ", ")
+        for run in 1...4 {
+            let row = try await storage.read { db in try db.select(sql, bindings: values) }
+            XCTAssertEqual(row.first?.values, values, "run \(run)")
+        }
+        let prepared = try await storage.read { db in
+            try db.fetchAll("SELECT statement FROM pg_prepared_statements").compactMap { try $0.get(at: 0, as: String?.self) }
+        }
+        XCTAssertTrue(prepared.contains { $0.contains("SELECT $1 AS c0, $2 AS c1") }, "\(prepared)")
+    }
+
+    /// A migration by another process changes the shape of a table under a prepared `SELECT *`
+    /// ("cached plan must not change result type"): the read is run again on a fresh statement
+    /// and answers with the new column; the caller sees no error.
+    func testAQueryPreparedBeforeAMigrationAnswersAfterIt() async throws {
+        let storage = try storage(maximumConnections: 1)
+        defer { storage.close() }
+        try await storage.write { db in
+            try db.execute("CREATE TABLE shaped (id BIGINT PRIMARY KEY)")
+            try db.execute("INSERT INTO shaped (id) VALUES (1)")
+        }
+        for _ in 1...3 {
+            let rows = try await storage.read { try $0.fetchAll("SELECT * FROM shaped WHERE id = ?", Int64(1)) }
+            XCTAssertEqual(rows.first?.values, [.integer(1)])
+        }
+        let otherProcess = try self.storage()
+        defer { otherProcess.close() }
+        try await otherProcess.write { try $0.execute("ALTER TABLE shaped ADD COLUMN name TEXT DEFAULT 'new'") }
+        let rows = try await storage.read { try $0.fetchAll("SELECT * FROM shaped WHERE id = ?", Int64(1)) }
+        XCTAssertEqual(rows.first?.values, [.integer(1), .text("new")])
+    }
+
     // MARK: Transactions
 
     func testAFailedWriteCommitsNothingAndReadsCannotWrite() async throws {

@@ -61,14 +61,14 @@ public final class PostgresStorage: Sendable {
     /// transactions after this fail.
     public func close() {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
-        for connection in pool.drain() { try? (connection.close() as EventLoopFuture<Void>).wait() }
+        for pooled in pool.drain() { try? (pooled.connection.close() as EventLoopFuture<Void>).wait() }
         threads.shutdownGracefully { _ in }
     }
 
     /// Runs `body` in one read-only snapshot.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
-        try await transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], awaitingCommit: false, body)
+        try await transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], awaitingCommit: false, preparing: true, body)
     }
 
     /// Runs `body` in one write transaction, after every other process's and thread's writes
@@ -104,11 +104,12 @@ public final class PostgresStorage: Sendable {
     }
 
     private func transaction<T: Sendable>(
-        begin: [String], awaitingCommit: Bool = true, _ body: @escaping @Sendable (PostgresTransaction) throws -> T
+        begin: [String], awaitingCommit: Bool = true, preparing: Bool = false,
+        _ body: @escaping @Sendable (PostgresTransaction) throws -> T
     ) async throws -> T {
-        try await transaction(begin: begin, firstQuery: { _ in 0 }, releasing: nil, awaitingCommit: awaitingCommit) { db, _ in
-            try body(db)
-        }
+        try await transaction(
+            begin: begin, firstQuery: { _ in 0 }, releasing: nil, awaitingCommit: awaitingCommit, preparing: preparing
+        ) { db, _ in try body(db) }
     }
 
     /// `begin`'s statements (a BEGIN among them), then `firstQuery` (whose answer `body`
@@ -117,39 +118,47 @@ public final class PostgresStorage: Sendable {
     /// snapshot: its COMMIT has nothing to make durable and cannot fail but with the connection)
     /// the COMMIT is sent and not waited for, saving a round trip: the connection runs
     /// statements in order, so its next user's BEGIN follows it, and finds a lost connection.
+    /// With `preparing` (reads: running one again is harmless) the queries use the connection's
+    /// prepared statements, and a read that found one outdated by a migration is run again.
     private func transaction<T: Sendable, First: Sendable>(
         begin: [String], firstQuery: @escaping @Sendable (PostgresTransaction) throws -> First, releasing: String?,
-        awaitingCommit: Bool = true, _ body: @escaping @Sendable (PostgresTransaction, First) throws -> T
+        awaitingCommit: Bool = true, preparing: Bool = false, _ body: @escaping @Sendable (PostgresTransaction, First) throws -> T
     ) async throws -> T {
         try await threads.runIfActive { [self] in
             var retried = false
+            var replanned = false
             while true {
-                let connection = try lease()
-                let transaction = PostgresTransaction(connection: connection, logger: logger)
+                let pooled = try lease()
+                let transaction = PostgresTransaction(
+                    connection: pooled.connection, logger: logger, statements: preparing ? pooled.statements : nil)
                 do {
                     for statement in begin { try transaction.runSimple(statement) }
                 } catch let error as PostgresStorageError where error.connectionLost && !retried {
                     // A pooled connection PostgreSQL dropped (a restart): one new connection may do.
-                    pool.discard(connection)
+                    pool.discard(pooled)
                     retried = true
                     continue
                 } catch {
-                    pool.discard(connection)
+                    pool.discard(pooled)
                     throw error
                 }
                 do {
                     let value = try body(transaction, try firstQuery(transaction))
                     if awaitingCommit { try transaction.runSimple("COMMIT") } else { transaction.sendSimple("COMMIT") }
                     if let releasing { try transaction.runSimple(releasing) }
-                    pool.giveBack(connection)
+                    pool.giveBack(pooled)
                     return value
                 } catch {
                     let rolledBack = (try? transaction.runSimple("ROLLBACK")) != nil
                     let released = releasing.map { (try? transaction.runSimple($0)) != nil } ?? true
-                    if !connection.isClosed, rolledBack, released {
-                        pool.giveBack(connection)
+                    if !pooled.connection.isClosed, rolledBack, released {
+                        pool.giveBack(pooled)
                     } else {
-                        pool.discard(connection)
+                        pool.discard(pooled)
+                    }
+                    if preparing, !replanned, let failure = error as? PostgresStorageError, failure.outdatedPreparedStatement {
+                        replanned = true
+                        continue
                     }
                     throw error
                 }
@@ -160,12 +169,12 @@ public final class PostgresStorage: Sendable {
     /// Runs one statement outside any transaction (VACUUM refuses to run inside one).
     func runOutsideTransaction(_ sql: String) async throws {
         try await threads.runIfActive { [self] in
-            let connection = try lease()
+            let pooled = try lease()
             do {
-                try PostgresTransaction(connection: connection, logger: logger).runSimple(sql)
-                pool.giveBack(connection)
+                try PostgresTransaction(connection: pooled.connection, logger: logger).runSimple(sql)
+                pool.giveBack(pooled)
             } catch {
-                pool.discard(connection)
+                pool.discard(pooled)
                 throw error
             }
         }
@@ -178,10 +187,10 @@ public final class PostgresStorage: Sendable {
     }
 
     /// A pooled connection, or a new one when none is idle; waits while `capacity` are in use.
-    private func lease() throws -> PostgresConnection {
+    private func lease() throws -> PooledConnection {
         if let connection = pool.take() { return connection }
         do {
-            return try connect().wait()
+            return PooledConnection(connection: try connect().wait())
         } catch {
             pool.discardSlot()
             throw connectionError(error)
@@ -217,11 +226,19 @@ extension PostgresTransaction {
     }
 }
 
+/// A pooled connection and the statements prepared on it (they live as long as it does).
+private final class PooledConnection: Sendable {
+    let connection: PostgresConnection
+    let statements = PostgresPreparedStatements()
+
+    init(connection: PostgresConnection) { self.connection = connection }
+}
+
 /// Idle connections and a count of slots: `take` hands out an idle connection or a free slot
 /// (nil: connect a new one), waiting while every slot is leased.
 private final class ConnectionPool: Sendable {
     private struct State {
-        var idle: [PostgresConnection] = []
+        var idle: [PooledConnection] = []
         var leased = 0
         var lastIdentifier = 0
         /// Drained by `close`: connections given back are closed, not kept.
@@ -237,12 +254,12 @@ private final class ConnectionPool: Sendable {
     }
 
     /// An idle, open connection, or nil after reserving a slot for a new one.
-    func take() -> PostgresConnection? {
+    func take() -> PooledConnection? {
         slots.wait()
         return state.withLock { state in
             state.leased += 1
-            while let connection = state.idle.popLast() {
-                if !connection.isClosed { return connection }
+            while let pooled = state.idle.popLast() {
+                if !pooled.connection.isClosed { return pooled }
             }
             return nil
         }
@@ -250,21 +267,21 @@ private final class ConnectionPool: Sendable {
 
     /// Keeps a connection for the next transaction, or closes it when the storage was closed
     /// while it was leased (PostgresNIO requires every connection to be closed).
-    func giveBack(_ connection: PostgresConnection) {
+    func giveBack(_ pooled: PooledConnection) {
         let kept = state.withLock { state in
             state.leased -= 1
-            if !state.drained { state.idle.append(connection) }
+            if !state.drained { state.idle.append(pooled) }
             return !state.drained
         }
-        if !kept { try? (connection.close() as EventLoopFuture<Void>).wait() }
+        if !kept { try? (pooled.connection.close() as EventLoopFuture<Void>).wait() }
         slots.signal()
     }
 
     /// Closes a connection that is broken or must not be reused, and frees its slot. Waits for
     /// the close (PostgresNIO requires a connection to be closed before it is released); called
     /// on the storage's threads only.
-    func discard(_ connection: PostgresConnection) {
-        try? (connection.close() as EventLoopFuture<Void>).wait()
+    func discard(_ pooled: PooledConnection) {
+        try? (pooled.connection.close() as EventLoopFuture<Void>).wait()
         discardSlot()
     }
 
@@ -282,7 +299,7 @@ private final class ConnectionPool: Sendable {
     }
 
     /// Every idle connection, removed from the pool, which keeps none from now on.
-    func drain() -> [PostgresConnection] {
+    func drain() -> [PooledConnection] {
         state.withLock { state in
             state.drained = true
             defer { state.idle.removeAll() }

@@ -10,6 +10,9 @@ import PostgresNIO
 public struct PostgresTransaction: SQLExecutor {
     let connection: PostgresConnection
     let logger: Logger
+    /// The connection's prepared statements, which `select` uses: set in reads only, which
+    /// `PostgresStorage` can run again when a migration outdated one (nil: none).
+    var statements: PostgresPreparedStatements? = nil
 
     public var dialect: SQLDialect { .postgres }
 
@@ -19,15 +22,18 @@ public struct PostgresTransaction: SQLExecutor {
     }
 
     public func select(_ sql: String, bindings: [SQLValue]) throws -> [SQLRow] {
-        let result = try answer(sql, bindings)
+        let result = try answer(sql, bindings, prepared: true)
         guard let first = result.rows.first else { return [] }
         let columns = first.map(\.columnName)
         return try result.rows.map { row in SQLRow(columns: columns, values: try row.map(SQLValue.init(cell:))) }
     }
 
-    private func answer(_ sql: String, _ bindings: [SQLValue]) throws -> PostgresQueryResult {
-        var binds = PostgresBindings(capacity: bindings.count)
-        for value in bindings {
+    private func answer(_ sql: String, _ bindings: [SQLValue], prepared: Bool = false) throws -> PostgresQueryResult {
+        let text = SQLDialect.postgres.placeholders(in: sql)
+        // A prepared statement's EXECUTE carries its values as literals.
+        let execute = prepared ? try statements?.execute(text, bindings: bindings, run: runSimple) : nil
+        var binds = PostgresBindings(capacity: execute == nil ? bindings.count : 0)
+        for value in execute == nil ? bindings : [] {
             switch value {
             case .null: binds.appendNull()
             case .integer(let integer): binds.append(integer)
@@ -36,11 +42,17 @@ public struct PostgresTransaction: SQLExecutor {
             case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
             }
         }
-        let query = PostgresQuery(unsafeSQL: SQLDialect.postgres.placeholders(in: sql), binds: binds)
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try connection.query(PostgresQuery(unsafeSQL: execute ?? text, binds: binds), logger: logger).wait()
         } catch {
-            throw PostgresStorageError(error)
+            var failure = PostgresStorageError(error)
+            if execute != nil, failure.sqlState == "0A000", failure.message.contains("cached plan must not change result type") {
+                // A table changed shape under a prepared statement (another process migrated):
+                // the next statement prepared starts afresh, and `PostgresStorage` runs the read again.
+                statements?.forgetAll()
+                failure.outdatedPreparedStatement = true
+            }
+            throw failure
         }
     }
 }
@@ -110,6 +122,9 @@ public struct PostgresStorageError: Error, CustomStringConvertible {
     /// The five-character SQLSTATE, when the server answered with an error.
     public let sqlState: String?
     public let message: String
+    /// Whether a prepared statement failed because a table it reads changed shape since it was
+    /// prepared ("cached plan must not change result type").
+    var outdatedPreparedStatement = false
 
     init(sqlState: String?, message: String) {
         self.sqlState = sqlState
