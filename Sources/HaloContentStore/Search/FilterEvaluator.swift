@@ -193,19 +193,22 @@ struct FilterEvaluator {
     /// out (long or non-ASCII) are scanned; a non-ASCII pattern can only occur in those. Shorter
     /// patterns, and a small candidate set (probed), keep the plain LIKE over every string.
     private func valueLike(_ texts: [String], fields: [Int64]) throws -> RowSet {
+        let patterns = texts.map { SQLValue.text(Self.likePattern($0)) }
+        let likes = Array(repeating: "coalesce(folded, str) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ")
         if db.dialect == .postgres {
-            // Its pg_trgm index holds each string behind its field number ("7:text"), so a
-            // pattern anchored on the field ("7:%text%") finds that field's matches only
-            // (`ContentSchema.postgresTrigramIndex`); one pattern per field, ORed.
+            // Two pg_trgm indexes (`ContentSchema.postgresTrigramIndexes`): the short strings'
+            // text, looked up once whatever the fields; the other strings behind their field
+            // number ("7:text"), so a pattern anchored on the field ("7:%text%") finds that
+            // field's matches only: one pattern per field, ORed.
             let subject = ContentSchema.postgresTrigramSubject
             let perField = fields.map { _ in
                 "(" + Array(repeating: "\(subject) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ") + ")"
             }
-            let arguments = fields.flatMap { field in texts.map { SQLValue.text("\(field):" + Self.likePattern($0)) } }
-            return try rows("kind = 3 AND (\(perField.joined(separator: " OR ")))", arguments, fields: fields)
+            let anchored = fields.flatMap { field in texts.map { SQLValue.text("\(field):" + Self.likePattern($0)) } }
+            return try rows(
+                "kind = 3 AND ((trigram = 1 AND \(likes)) OR (trigram = 0 AND (\(perField.joined(separator: " OR ")))))",
+                patterns + anchored, fields: fields)
         }
-        let patterns = texts.map { SQLValue.text(Self.likePattern($0)) }
-        let likes = Array(repeating: "coalesce(folded, str) LIKE ? ESCAPE '\\'", count: texts.count).joined(separator: " AND ")
         let folded = texts.map { $0.lowercased() }
         let ascii = folded.allSatisfy { TrigramIndex.isPlainASCII($0, maxBytes: .max) }
         let lookedUp = folded.allSatisfy {

@@ -26,6 +26,7 @@ public enum ContentTables {
         StorageMigration("content_v5_postgres_search", sqlite: { _ in }, postgres: ContentSchema.reindexValuesOnPostgres),
         StorageMigration("content_v6_dense_keys", sqlite: { _ in }, postgres: ContentSchema.keepKeysDenseOnPostgres),
         StorageMigration("content_v7_postgres_orders", sqlite: { _ in }, postgres: ContentSchema.addOrderIndexesOnPostgres),
+        StorageMigration("content_v8_postgres_short_trigrams", sqlite: { _ in }, postgres: ContentSchema.splitTrigramIndexOnPostgres),
     ]
 
     // MARK: Writing
