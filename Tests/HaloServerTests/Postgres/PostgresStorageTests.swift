@@ -155,8 +155,14 @@ final class PostgresStorageTests: XCTestCase {
     /// A read's query seen a second time on a connection is prepared there and from then on run
     /// as EXECUTE, its values written as literals: every kind of value reads back the same
     /// (quotes, backslashes, placeholders in text, extreme numbers, every byte), and the
-    /// statement is in the connection's `pg_prepared_statements`.
+    /// statement is in the connection's `pg_prepared_statements`. The database's default reads
+    /// backslashes in string constants as escapes (`standard_conforming_strings = off`); the
+    /// storage's connections do not.
     func testARepeatedQueryIsPreparedAndGivesTheSameAnswers() async throws {
+        let setUp = try storage(maximumConnections: 1)
+        let name = database
+        try await setUp.write { try $0.execute("ALTER DATABASE \"\(name)\" SET standard_conforming_strings = off") }
+        setUp.close()
         let storage = try storage(maximumConnections: 1)
         defer { storage.close() }
         let values: [SQLValue] = [

@@ -138,8 +138,8 @@ final class PostgresPreparedStatements: Sendable {
         return text + ")"
     }
 
-    /// A string constant (standard_conforming_strings, on since PostgreSQL 9.1: only quotes are
-    /// doubled). The common case, no quote, is copied as it is.
+    /// A string constant: only quotes are doubled, as standard_conforming_strings reads it (on
+    /// for every connection: `PostgresStorage`). The common case, no quote, is copied as it is.
     private static func appendLiteral(_ string: String, to text: inout String) {
         text += "'"
         if string.utf8.contains(UInt8(ascii: "'")) {

@@ -47,8 +47,10 @@ public final class PostgresStorage: Sendable {
         }
         configuration.options.connectTimeout = .seconds(10)
         // JIT compilation pays off for long analytical queries; a search whose estimated cost
-        // crosses `jit_above_cost` spent 30 ms compiling to save a few.
-        configuration.options.additionalStartupParameters = [("jit", "off")]
+        // crosses `jit_above_cost` spent 30 ms compiling to save a few. String constants are read
+        // as the statements (`ESCAPE '\'`) and prepared statements' values are written, whatever
+        // the server's default.
+        configuration.options.additionalStartupParameters = [("jit", "off"), ("standard_conforming_strings", "on")]
         self.configuration = configuration
         threads = NIOThreadPool(numberOfThreads: maximumConnections)
         threads.start()
