@@ -57,9 +57,10 @@ final class ModuleScopeTests: XCTestCase {
         XCTAssertLessThan(shortcuts, 130, "too few filters took the full module listing")
     }
 
-    /// Pages sorted by a date read the modules' date indexes merged into one ordered stream (the
-    /// walk); every page must be the matching slice of the fully sorted answer, whichever modules
-    /// are named (all of them count as no restriction), with ties broken by the later keys.
+    /// Pages sorted by a date or the name read the modules' indexes of that order merged into one
+    /// ordered stream (the walk); every page must be the matching slice of the fully sorted
+    /// answer, whichever modules are named (all of them count as no restriction), with ties
+    /// broken by the later keys (names repeat, publishedAt repeats and is often null).
     func testPagesWalkedAcrossModulesAreSlicesOfTheSortedAnswer() throws {
         let db = try makeContentDatabase()
         try db.write { db in
@@ -68,19 +69,28 @@ final class ModuleScopeTests: XCTestCase {
                     instance(
                         n, module: "m\(n % 3)", name: "item \(n % 7)", values: ["price": .number(Double(n % 50))],
                         createdAt: Int64(n / 4), updatedAt: n % 3 == 0 ? nil : Int64(n / 6),
-                        deletedAt: n % 13 == 0 ? 400 : nil)
+                        deletedAt: n % 13 == 0 ? 400 : nil, publishedAt: n % 4 == 0 ? nil : Int64(n % 11))
                 }, in: db)
         }
         let scopes: [[String]?] = [nil, ["m0", "m1", "m2"], ["m2", "m0"], ["m0", "m1", "m2", "gone"], ["m1"]]
-        let sorts = ["createdAt desc", "createdAt asc", "updatedAt desc,name asc", "updatedAt asc,name desc"]
+        let sorts = [
+            "createdAt desc", "createdAt asc", "updatedAt desc,name asc", "updatedAt asc,name desc", "name asc", "name desc",
+            "name asc,createdAt desc", "publishedAt desc,name asc", "publishedAt asc", "publishedAt desc,updatedAt asc",
+        ]
         let filters: [FilterNode?] = [nil, .compare("price", .less, 40)]
         var walks = 0
+        var walkedSorts = Set<String>()
+        var currentSort = ""
         try db.read { db in
             db.trace { event in
-                if case .statement(let statement) = event, statement.sql.contains(" UNION ALL ") { walks += 1 }
+                if case .statement(let statement) = event, statement.sql.contains(" UNION ALL ") {
+                    walks += 1
+                    walkedSorts.insert(currentSort)
+                }
             }
             for scope in scopes {
                 for sort in sorts {
+                    currentSort = sort
                     for filter in filters {
                         let sorted = try ContentTables.search(
                             SearchRequest(moduleIds: scope, searchValues: filter, pagination: .init(skip: true), sort: sort), in: db)
@@ -101,7 +111,8 @@ final class ModuleScopeTests: XCTestCase {
             }
             db.trace(nil)
         }
-        XCTAssertGreaterThan(walks, 40, "the first pages should have been walked, not sorted")
+        XCTAssertGreaterThan(walks, 100, "the first pages should have been walked, not sorted")
+        XCTAssertEqual(walkedSorts, Set(sorts), "every order with an index per module is walked")
     }
 
     /// Past the most modules one merged walk reads, an unscoped page by creation date walks the

@@ -90,6 +90,53 @@ final class QueryPlanTests: XCTestCase {
         }
     }
 
+    /// A page sorted by name or publishedAt walks those orders' indexes of each module
+    /// (`content_v9_sqlite_orders`): covering, so the table is never read, and sorted at most
+    /// within ties of the first key. A metadata filter on publishedAt over every module seeks its
+    /// index instead of scanning the table.
+    func testNameAndPublishedOrdersWalkTheirIndexes() throws {
+        let db = try makeContentDatabase()
+        try db.write { db in
+            try ContentTables.upsert(
+                contentsOf: (1...300).map { n in instance(n, module: "m\(n % 3)", publishedAt: n % 10 == 0 ? nil : Int64(n % 40)) }, in: db)
+            try db.execute(sql: "ANALYZE")
+        }
+        let expected = [
+            "name asc": "content_instance_module_name", "name desc": "content_instance_module_name",
+            "publishedAt desc,name asc": "content_instance_module_published", "publishedAt asc": "content_instance_module_published",
+        ]
+        try db.read { db in
+            for (sort, index) in expected {
+                var statements: [String] = []
+                db.trace { event in
+                    if case .statement(let statement) = event { statements.append(statement.expandedSQL) }
+                }
+                for scope in [nil, ["m1", "m2"]] {
+                    _ = try ContentTables.search(SearchRequest(moduleIds: scope, pagination: .init(page: 2, limit: 5), sort: sort), in: db)
+                }
+                db.trace(nil)
+                let walks = statements.filter { $0.contains("UNION ALL") }
+                XCTAssertEqual(walks.count, 2, "\(sort): \(statements)")
+                for walk in walks {
+                    let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + walk).map { $0["detail"] as String? ?? "" }
+                    XCTAssertTrue(plan.contains { $0.contains("USING COVERING INDEX \(index) (module=?)") }, "\(sort)\n\(plan)")
+                    XCTAssertFalse(
+                        plan.contains { $0.contains("USE TEMP B-TREE FOR ORDER BY") && !$0.contains("RIGHT PART") }, "\(sort)\n\(plan)")
+                }
+            }
+            var statements: [String] = []
+            db.trace { event in
+                if case .statement(let statement) = event { statements.append(statement.expandedSQL) }
+            }
+            let published = try ContentTables.search(SearchRequest(metaSearch: .compare("publishedAt", .notEqual, nil)), in: db)
+            db.trace(nil)
+            XCTAssertEqual(published.total, 270, "every instance but the 30 without publishedAt")
+            let filter = try XCTUnwrap(statements.first { $0.contains("published_at IS NULL") }, "\(statements)")
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + filter).map { $0["detail"] as String? ?? "" }
+            XCTAssertTrue(plan.contains { $0.contains("INDEX content_instance_published") }, "\(filter)\n\(plan)")
+        }
+    }
+
     /// Each part of a sync window is read along an index of its module, in that index's order:
     /// no scan of the module and no sort (the updated part along (module, last change), since
     /// (module, updated_at) is gone).

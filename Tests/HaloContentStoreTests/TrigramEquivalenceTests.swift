@@ -28,15 +28,16 @@ final class TrigramEquivalenceTests: XCTestCase {
             let title = long ? randomText(80) : randomText(Int.random(in: 0...8, using: &rng))
             let tags = (0..<Int.random(in: 0...3, using: &rng)).map { _ in randomText(Int.random(in: 1...4, using: &rng)) }
             let localized = [randomText(3), randomText(5)]
+            let note = randomText(4)
+            // Fields are numbered as first met: instance 1 gives "text" of m1 the first number,
+            // instance 2 gives "note" of m0 the second, so that a "note" (strings a lookup must
+            // keep out) lies between the two modules' "text" fields.
+            if n == 2 { return instance(n, module: "m0", values: ["note": .string(note)]) }
             stored[n] = [title] + tags + localized
-            return instance(
-                n, module: "m\(n % 2)",
-                values: [
-                    "text": .array(
-                        [.string(title)] + tags.map(JSONValue.string)
-                            + [.object(["en": .string(localized[0]), "es": .string(localized[1])])]),
-                    "price": .number(Double(n)),
-                ])
+            let text = JSONValue.array(
+                [.string(title)] + tags.map(JSONValue.string) + [.object(["en": .string(localized[0]), "es": .string(localized[1])])])
+            if n == 1 { return instance(n, module: "m1", values: ["text": text]) }
+            return instance(n, module: "m\(n % 2)", values: ["text": text, "price": .number(Double(n)), "note": .string(note)])
         }
         try db.write { try ContentTables.upsert(contentsOf: instances, in: $0) }
         let indexedRows = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_value WHERE trigram = 1") ?? 0 }
@@ -44,6 +45,11 @@ final class TrigramEquivalenceTests: XCTestCase {
             try Int.fetchOne($0, sql: "SELECT count(*) FROM content_value WHERE kind = 3 AND trigram = 0") ?? 0
         }
         XCTAssertGreaterThan(indexedRows, 100, "the test must exercise the index")
+        let textFields = try db.read { try Int64.fetchAll($0, sql: "SELECT field FROM content_field WHERE name = 'text'") }
+        let noteFields = try db.read { try Int64.fetchAll($0, sql: "SELECT field FROM content_field WHERE name = 'note'") }
+        XCTAssertTrue(
+            noteFields.contains { $0 > textFields.min() ?? 0 && $0 < textFields.max() ?? 0 },
+            "a note field must lie between the text fields (\(textFields), \(noteFields))")
         XCTAssertGreaterThan(scannedRows, 100, "the test must exercise the scanned strings")
 
         // Patterns of 1–5 characters: substrings of stored strings (case changed at random) and
@@ -86,6 +92,51 @@ final class TrigramEquivalenceTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(trigramLookups, 50, "too few patterns took the trigram path")
+    }
+
+    /// `halo_contains`, which scans the strings the index leaves out, answers as the LIKE it
+    /// replaces on lowercased text and patterns: at either end, repeated letters, a pattern
+    /// longer than the text, empty ones, non-ASCII, and text holding a NUL (LIKE stops there).
+    func testSubstringFunctionAnswersAsLike() throws {
+        let db = try makeContentDatabase()
+        var rng = SplitMix64(seed: 20_261_128)
+        let pieces = Self.pieces + ["\u{0}", "aa", "aaa", "z", "q", " "]
+        func randomText(_ pieceCount: Int) -> String {
+            (0..<pieceCount).map { _ in pieces.randomElement(using: &rng) ?? "" }.joined().lowercased()
+        }
+        var pairs: [(String, String)] = [
+            ("", ""), ("abc", ""), ("", "a"), ("ab", "abc"), ("abc", "abc"), ("xabc", "abc"), ("abcx", "abc"), ("aaab", "aab"),
+            ("a\u{0}bc", "bc"), ("a\u{0}bc", "a"), ("quiz", "qu"), ("zzzq", "zq"),
+        ]
+        for _ in 0..<3_000 {
+            let text = randomText(Int.random(in: 0...30, using: &rng))
+            let characters = Array(text)
+            let length = Int.random(in: 1...4, using: &rng)
+            if Bool.random(using: &rng), characters.count >= length {
+                let start = Int.random(in: 0...(characters.count - length), using: &rng)
+                pairs.append((text, String(characters[start..<(start + length)])))
+            } else {
+                pairs.append((text, randomText(length)))
+            }
+        }
+        var served = 0
+        try db.read { db in
+            XCTAssertTrue(SubstringFunction.ensureRegistered(on: db))
+            XCTAssertTrue(SubstringFunction.ensureRegistered(on: db), "a second call finds it registered")
+            for (text, pattern) in pairs where SubstringFunction.serves(pattern) {
+                served += 1
+                // Bound as bytes made text: a String argument would be cut at its NUL.
+                let bytes = Data(text.utf8)
+                let like = try Bool.fetchOne(
+                    db, sql: "SELECT CAST(? AS TEXT) LIKE ? ESCAPE '\\'", arguments: [bytes, FilterEvaluator.likePattern(pattern)])
+                let contains = try Bool.fetchOne(
+                    db, sql: "SELECT \(SubstringFunction.name)(CAST(? AS TEXT), ?)", arguments: [bytes, pattern])
+                XCTAssertEqual(contains, like, "\(text.debugDescription) contains \(pattern.debugDescription)")
+            }
+            XCTAssertNil(try Bool.fetchOne(db, sql: "SELECT \(SubstringFunction.name)(NULL, 'a')"))
+        }
+        XCTAssertGreaterThan(served, 2_500)
+        XCTAssertFalse(SubstringFunction.serves("a\u{0}b"), "LIKE ends its pattern at a NUL: the function does not stand in")
     }
 
     /// Replacing and deleting instances must take their strings out of the index (triggers).

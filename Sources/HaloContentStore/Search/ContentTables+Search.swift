@@ -275,9 +275,9 @@ extension ContentTables {
 
     /// The pks of one page of `matches` in sort order (all of them when `limit` is nil).
     ///
-    /// Two strategies: when matches are many and indexes deliver the sort order (createdAt or
-    /// updatedAt first), walk the modules' indexes merged into one ordered stream and keep
-    /// members until the page is full: cost proportional to the page, not to the matches.
+    /// Two strategies: when matches are many and indexes deliver the sort order (its first key one
+    /// of `sqliteIndexedOrders`), walk the modules' indexes merged into one ordered stream and
+    /// keep members until the page is full: cost proportional to the page, not to the matches.
     /// Otherwise hand SQLite the matching keys and let it sort them (a top-N sort with a limit).
     private static func orderedPage(
         of matches: RowSet, searched: Int, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
@@ -288,7 +288,7 @@ extension ContentTables {
         // Expected rows walked: (offset + limit) / density, where `searched` bounds the instances
         // the walk may pass over; worth it when far below the matches a sort would read.
         // The merged walk steps SQLite's statements; PostgreSQL walks its index of the order in chunks.
-        if let limit, let db = db as? Database, [SortField.createdAt, .updatedAt].contains(sortKeys[0].field),
+        if let limit, let db = db as? Database, sqliteIndexedOrders.contains(sortKeys[0].field),
             (Double(offset) + Double(limit)) * Double(searched) / Double(count) < Double(count) / 4,
             let walk = try mergedIndexWalk(sortKeys: sortKeys, scope: scope, in: db)
         {
@@ -383,6 +383,11 @@ extension ContentTables {
     /// `content_instance_changed`, `ContentSchema.postgresOrderIndexes`): `walkedPage` reads them.
     private static let postgresIndexedOrders: Set<SortField> = [.createdAt, .updatedAt, .name, .publishedAt]
 
+    /// The orders SQLite has an index of within each module (`content_instance_module_created`,
+    /// `ContentSchema.lastChangedIndex`, `ContentSchema.sqliteOrderIndexes`): `mergedIndexWalk`
+    /// reads them.
+    private static let sqliteIndexedOrders: Set<SortField> = [.createdAt, .updatedAt, .name, .publishedAt]
+
     /// Most modules a merged walk reads at once; beyond, the matches are sorted instead.
     private static let maxMergedModules = 64
 
@@ -404,8 +409,8 @@ extension ContentTables {
         }
         guard !modules.isEmpty else { return nil }
         if modules.count > maxMergedModules {
-            // Too many arms: every module at once has an index of its own for createdAt only.
-            guard scope == nil, sortKeys[0].field == .createdAt else { return nil }
+            // Too many arms: every module at once has an index of its own for these dates only.
+            guard scope == nil, [SortField.createdAt, .publishedAt].contains(sortKeys[0].field) else { return nil }
             return (try db.cachedStatement(sql: "SELECT pk FROM content_instance ORDER BY \(orderBy(sortKeys))"), [])
         }
         let columns = (["pk"] + sortKeys.map(\.field.orderExpression) + ["id"]).joined(separator: ", ")

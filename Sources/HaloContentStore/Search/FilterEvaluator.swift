@@ -217,8 +217,17 @@ struct FilterEvaluator {
         guard useTrigramIndex, probeList() == nil, lookedUp, let db = db as? Database else {
             return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
         }
+        // The scanned strings are compared by bytes (`SubstringFunction`): the same answer as
+        // LIKE on these lowercased strings and patterns, with no escapes.
+        let scanned =
+            folded.allSatisfy(SubstringFunction.serves) && SubstringFunction.ensureRegistered(on: db)
+            ? (
+                folded.map { _ in "\(SubstringFunction.name)(coalesce(folded, str), ?)" }.joined(separator: " AND "),
+                folded.map(SQLValue.text)
+            )
+            : (likes, patterns)
         var result = try rows(
-            "kind = 3 AND trigram = 0 AND \(likes)", patterns, fields: fields, index: "content_value_untrigrammed")
+            "kind = 3 AND trigram = 0 AND \(scanned.0)", scanned.1, fields: fields, index: "content_value_untrigrammed")
         guard ascii else { return result }
         var indexed: RowSet? = nil
         for text in folded {

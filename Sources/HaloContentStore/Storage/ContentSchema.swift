@@ -142,7 +142,9 @@ enum ContentSchema {
                 instance \(integer) NOT NULL, ord \(integer) NOT NULL, name \(text) NOT NULL, value \(text) NOT NULL,
                 PRIMARY KEY (instance, ord))
             """)
-        for index in secondaryIndexes where index.name != lastChangedIndex.name {
+        // SQLite's indexes when PostgreSQL's support began: not the later `content_v9_sqlite_orders`.
+        let later = [lastChangedIndex.name] + sqliteOrderIndexes.map(\.name)
+        for index in secondaryIndexes where !later.contains(index.name) {
             try db.execute(index.createSQL)
         }
         try db.execute("CREATE INDEX content_instance_module_updated ON content_instance(module, updated_at)")
@@ -249,13 +251,14 @@ enum ContentSchema {
         "content_value_lookup", on: "content_value(field, kind, num, str_prefix) INCLUDE (instance)")
     static let postgresChangedIndex = SecondaryIndex("content_instance_changed", on: "content_instance((\(lastChangedExpression)))")
 
-    /// PostgreSQL's read-only indexes since `content_v5_postgres_search`: SQLite's, with the value
-    /// index of that step instead of SQLite's two, the pg_trgm index of `like`, the "updatedAt"
+    /// PostgreSQL's read-only indexes since `content_v5_postgres_search`: SQLite's (but its orders
+    /// of `content_v9_sqlite_orders`), with the value index of that step instead of SQLite's two, the pg_trgm index of `like`, the "updatedAt"
     /// order over every module, and the orders of `content_v7_postgres_orders` (see
     /// `withSecondaryIndexesDeferred`).
     static let postgresSecondaryIndexes: [SecondaryIndex] =
         secondaryIndexes.filter { index in
-            !(["content_value_lookup", "content_value_untrigrammed"] + postgresOrderIndexes.map(\.name)).contains(index.name)
+            !(["content_value_lookup", "content_value_untrigrammed"] + postgresOrderIndexes.map(\.name) + sqliteOrderIndexes.map(\.name))
+                .contains(index.name)
         } + [
             postgresLookupIndex, postgresChangedIndex,
         ] + postgresTrigramIndexes + postgresOrderIndexes
@@ -344,21 +347,40 @@ enum ContentSchema {
     /// (`ContentTables.withSecondaryIndexesDeferred`). Each definition is, to the character, what
     /// SQLite keeps for the index `content_v1` made once `content_v2_snake_case` renamed its
     /// columns (`SchemaMigrationTests`): dropping and re-creating one changes nothing.
-    static let secondaryIndexes: [SecondaryIndex] = [
-        SecondaryIndex("content_instance_module_created", on: "content_instance(module, created_at)"),
-        lastChangedIndex,
-        SecondaryIndex("content_instance_module_deleted", on: "content_instance(module, deleted_at)"),
-        SecondaryIndex("content_instance_created", on: "content_instance(created_at)"),
-        SecondaryIndex("content_instance_updated", on: "content_instance(updated_at)"),
-        SecondaryIndex("content_instance_deleted", on: "content_instance(deleted_at) WHERE deleted_at IS NOT NULL"),
-        SecondaryIndex("content_value_lookup", on: "content_value(field, kind, num, str, folded)"),
-        // The strings `like` must scan even with a trigram pattern (long or non-ASCII ones); kind
-        // and trigram are listed so that the scan never reads the table (covering).
-        SecondaryIndex(
-            "content_value_untrigrammed",
-            on: "content_value(field, str, folded, kind, trigram) WHERE kind = 3 AND trigram = 0"),
-        SecondaryIndex("content_tag_lookup", on: "content_tag(name, value)"),
+    static let secondaryIndexes: [SecondaryIndex] =
+        [
+            SecondaryIndex("content_instance_module_created", on: "content_instance(module, created_at)"),
+            lastChangedIndex,
+            SecondaryIndex("content_instance_module_deleted", on: "content_instance(module, deleted_at)"),
+            SecondaryIndex("content_instance_created", on: "content_instance(created_at)"),
+            SecondaryIndex("content_instance_updated", on: "content_instance(updated_at)"),
+            SecondaryIndex("content_instance_deleted", on: "content_instance(deleted_at) WHERE deleted_at IS NOT NULL"),
+            SecondaryIndex("content_value_lookup", on: "content_value(field, kind, num, str, folded)"),
+            // The strings `like` must scan even with a trigram pattern (long or non-ASCII ones); kind
+            // and trigram are listed so that the scan never reads the table (covering).
+            SecondaryIndex(
+                "content_value_untrigrammed",
+                on: "content_value(field, str, folded, kind, trigram) WHERE kind = 3 AND trigram = 0"),
+            SecondaryIndex("content_tag_lookup", on: "content_tag(name, value)"),
+        ] + sqliteOrderIndexes
+
+    /// Migration `content_v9_sqlite_orders` (SQLite only): indexes of the "name" and
+    /// "publishedAt" orders within a module, so that a page of many matches sorted by them is
+    /// read along the modules' indexes merged (`ContentTables.mergedIndexWalk`), as pages sorted
+    /// by the dates already were, instead of reading and sorting every match: "category in
+    /// [books, toys]" sorted by name (20,000 of 100,000 instances) spent 23 of its 42 ms there.
+    /// They carry the columns the sorts read after their first (name, then id), so a walk never
+    /// reads the table. `published_at` alone serves `metaSearch` over every module
+    /// ("publishedAt != null" scanned the table for the nulls).
+    static let sqliteOrderIndexes = [
+        SecondaryIndex("content_instance_module_name", on: "content_instance(module, name, id)"),
+        SecondaryIndex("content_instance_module_published", on: "content_instance(module, published_at, name, id)"),
+        SecondaryIndex("content_instance_published", on: "content_instance(published_at)"),
     ]
+
+    static func addOrderIndexesOnSQLite(_ db: Database) throws {
+        for index in sqliteOrderIndexes { try db.execute(sql: index.createSQL) }
+    }
 
     struct SecondaryIndex {
         let name: String

@@ -27,6 +27,7 @@ public enum ContentTables {
         StorageMigration("content_v6_dense_keys", sqlite: { _ in }, postgres: ContentSchema.keepKeysDenseOnPostgres),
         StorageMigration("content_v7_postgres_orders", sqlite: { _ in }, postgres: ContentSchema.addOrderIndexesOnPostgres),
         StorageMigration("content_v8_postgres_short_trigrams", sqlite: { _ in }, postgres: ContentSchema.splitTrigramIndexOnPostgres),
+        StorageMigration("content_v9_sqlite_orders", sqlite: ContentSchema.addOrderIndexesOnSQLite, postgres: { _ in }),
     ]
 
     // MARK: Writing
