@@ -57,6 +57,17 @@ final class ContentTablesTests: XCTestCase {
             XCTAssertEqual(deleted, [hexId(3)])
             scheduled.deletedAt = nil
             try ContentTables.upsert(scheduled, in: db)
+            // A publication reaches its indexes too; a later rename keeps it there.
+            scheduled.publishedAt = 7_000
+            try ContentTables.upsert(scheduled, in: db)
+            scheduled.name = "renamed again"
+            try ContentTables.upsert(scheduled, in: db)
+            for index in ["content_instance_published", "content_instance_module_published"] {
+                let published = try Row.fetchAll(
+                    db, sql: "SELECT id, published_at FROM content_instance INDEXED BY \(index) WHERE published_at IS NOT NULL")
+                XCTAssertEqual(published.map { [$0[0] as String, "\($0[1] as Int64)"] }, [[hexId(3), "7000"]], index)
+            }
+            XCTAssertEqual(try ContentTables.instance(id: hexId(3), in: db)?.publishedAt, 7_000)
 
             // The same id twice in one batch, the second version changing the values: last one wins.
             try ContentTables.upsert(contentsOf: [renamed[0], instance(1, values: ["title": "lane"], tags: [])], in: db)

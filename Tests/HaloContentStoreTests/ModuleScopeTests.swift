@@ -57,10 +57,11 @@ final class ModuleScopeTests: XCTestCase {
         XCTAssertLessThan(shortcuts, 130, "too few filters took the full module listing")
     }
 
-    /// Pages sorted by a date or the name read the modules' indexes of that order merged into one
-    /// ordered stream (the walk); every page must be the matching slice of the fully sorted
-    /// answer, whichever modules are named (all of them count as no restriction), with ties
-    /// broken by the later keys (names repeat, publishedAt repeats and is often null).
+    /// Pages sorted by a date read the modules' indexes of that date merged into one ordered
+    /// stream (the walk), pages sorted by name sort the matches; every page must be the matching
+    /// slice of the fully sorted answer, whichever modules are named (all of them count as no
+    /// restriction), with ties broken by the later keys (names repeat, publishedAt repeats and
+    /// is often null).
     func testPagesWalkedAcrossModulesAreSlicesOfTheSortedAnswer() throws {
         let db = try makeContentDatabase()
         try db.write { db in
@@ -112,7 +113,7 @@ final class ModuleScopeTests: XCTestCase {
             db.trace(nil)
         }
         XCTAssertGreaterThan(walks, 100, "the first pages should have been walked, not sorted")
-        XCTAssertEqual(walkedSorts, Set(sorts), "every order with an index per module is walked")
+        XCTAssertEqual(walkedSorts, Set(sorts.filter { !$0.hasPrefix("name") }), "every order with an index per module is walked")
     }
 
     /// Past the most modules one merged walk reads, an unscoped page by creation date walks the

@@ -90,11 +90,10 @@ final class QueryPlanTests: XCTestCase {
         }
     }
 
-    /// A page sorted by name or publishedAt walks those orders' indexes of each module
-    /// (`content_v9_sqlite_orders`): covering, so the table is never read, and sorted at most
-    /// within ties of the first key. A metadata filter on publishedAt over every module seeks its
-    /// index instead of scanning the table.
-    func testNameAndPublishedOrdersWalkTheirIndexes() throws {
+    /// A page sorted by publishedAt walks that order's index of each module
+    /// (`content_v9_sqlite_orders`), sorted at most within ties of the date. A metadata filter on
+    /// publishedAt over every module seeks its index instead of scanning the table.
+    func testPublishedOrderWalksItsIndex() throws {
         let db = try makeContentDatabase()
         try db.write { db in
             try ContentTables.upsert(
@@ -102,7 +101,6 @@ final class QueryPlanTests: XCTestCase {
             try db.execute(sql: "ANALYZE")
         }
         let expected = [
-            "name asc": "content_instance_module_name", "name desc": "content_instance_module_name",
             "publishedAt desc,name asc": "content_instance_module_published", "publishedAt asc": "content_instance_module_published",
         ]
         try db.read { db in
@@ -119,7 +117,7 @@ final class QueryPlanTests: XCTestCase {
                 XCTAssertEqual(walks.count, 2, "\(sort): \(statements)")
                 for walk in walks {
                     let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + walk).map { $0["detail"] as String? ?? "" }
-                    XCTAssertTrue(plan.contains { $0.contains("USING COVERING INDEX \(index) (module=?)") }, "\(sort)\n\(plan)")
+                    XCTAssertTrue(plan.contains { $0.contains("INDEX \(index) (module=?)") }, "\(sort)\n\(plan)")
                     XCTAssertFalse(
                         plan.contains { $0.contains("USE TEMP B-TREE FOR ORDER BY") && !$0.contains("RIGHT PART") }, "\(sort)\n\(plan)")
                 }

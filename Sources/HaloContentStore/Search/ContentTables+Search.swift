@@ -386,7 +386,7 @@ extension ContentTables {
     /// The orders SQLite has an index of within each module (`content_instance_module_created`,
     /// `ContentSchema.lastChangedIndex`, `ContentSchema.sqliteOrderIndexes`): `mergedIndexWalk`
     /// reads them.
-    private static let sqliteIndexedOrders: Set<SortField> = [.createdAt, .updatedAt, .name, .publishedAt]
+    private static let sqliteIndexedOrders: Set<SortField> = [.createdAt, .updatedAt, .publishedAt]
 
     /// Most modules a merged walk reads at once; beyond, the matches are sorted instead.
     private static let maxMergedModules = 64

@@ -27,12 +27,13 @@ final class ContentWriter {
     init(_ db: Database) throws {
         self.db = db
         upsertInstance = try db.cachedStatement(sql: ContentRows.upsertInstanceSQL)
-        // An update that keeps module, createdAt and deletedAt (the usual edit) sets only the
-        // other columns: SQLite then leaves the four indexes over those columns untouched, where
-        // the upsert above rewrites an entry in each (a random page per index and instance).
+        // An update that keeps module, createdAt, deletedAt and publishedAt (the usual edit) sets
+        // only the other columns: SQLite then leaves the six indexes over those columns
+        // untouched, where the upsert above rewrites an entry in each (a random page per index
+        // and instance).
         updateChangingMetadata = try db.cachedStatement(
             sql: """
-                UPDATE content_instance SET name = ?, name_folded = ?, updated_at = ?, published_at = ?, removed_at = ?,
+                UPDATE content_instance SET name = ?, name_folded = ?, updated_at = ?, removed_at = ?,
                     archived_at = ?, created_by = ?, updated_by = ?, deleted_by = ?, customer_id = ?, revision = ?
                 WHERE id = ? RETURNING pk
                 """)
@@ -52,7 +53,7 @@ final class ContentWriter {
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
         selectStoredContent = try db.cachedStatement(
             sql: """
-                SELECT i.id, i.module, b.values_json, b.tags_json, b.extra_json, i.created_at, i.deleted_at
+                SELECT i.id, i.module, b.values_json, b.tags_json, b.extra_json, i.created_at, i.deleted_at, i.published_at
                 FROM content_instance i JOIN content_body b ON b.pk = i.pk
                 WHERE i.id IN (SELECT value FROM json_each(?))
                 """)
@@ -120,7 +121,7 @@ final class ContentWriter {
         var tags: Set<String> = []
         /// The whole `content_body` row already right.
         var bodies: Set<String> = []
-        /// Stored once in the batch, with the same module, createdAt and deletedAt: the update
+        /// Stored once in the batch, with the same module, createdAt, deletedAt and publishedAt: the update
         /// leaves the indexes over those columns alone (`updateChangingMetadata`).
         var indexedColumns: Set<String> = []
     }
@@ -134,14 +135,16 @@ final class ContentWriter {
         // One statement for the whole batch: a first sync (nothing stored) pays one index probe
         // per instance inside SQLite and no per-row round trip.
         struct Stored {
-            let module: String, values: String, tags: String, extra: String?, createdAt: Int64, deletedAt: Int64?
+            let module: String, values: String, tags: String, extra: String?, createdAt: Int64, deletedAt: Int64?,
+                publishedAt: Int64?
         }
         var stored: [String: Stored] = [:]
         let ids = ContentReader.jsonArray(batch.map(\.id))
         let rows = try Row.fetchCursor(selectStoredContent, arguments: [ids])
         while let row = try rows.next() {
             stored[row[0] as String] = Stored(
-                module: row[1], values: row[2], tags: row[3], extra: row[4], createdAt: row[5], deletedAt: row[6])
+                module: row[1], values: row[2], tags: row[3], extra: row[4], createdAt: row[5], deletedAt: row[6],
+                publishedAt: row[7])
         }
         if stored.isEmpty { return KeptContent() }  // all new (a first sync): nothing to compare
         var sameValues: [String: Bool] = [:]
@@ -161,7 +164,9 @@ final class ContentWriter {
             sameValues[instance.id] = (sameValues[instance.id] ?? true) && values
             sameTags[instance.id] = (sameTags[instance.id] ?? true) && tags
             sameBody[instance.id] = (sameBody[instance.id] ?? true) && values && tags && row.extra == content.extra
-            if row.createdAt == instance.createdAt && row.deletedAt == instance.deletedAt { kept.indexedColumns.insert(instance.id) }
+            if row.createdAt == instance.createdAt && row.deletedAt == instance.deletedAt && row.publishedAt == instance.publishedAt {
+                kept.indexedColumns.insert(instance.id)
+            }
         }
         kept.values = Set(sameValues.filter(\.value).keys)
         kept.tags = Set(sameTags.filter(\.value).keys)
@@ -172,7 +177,7 @@ final class ContentWriter {
     }
 
     /// Inserts or replaces the instance's `content_instance` row; returns its key.
-    /// `keepingIndexedColumns`: the stored row has the same module, createdAt and deletedAt.
+    /// `keepingIndexedColumns`: the stored row has the same module, createdAt, deletedAt and publishedAt.
     private func upsertMetadata(_ instance: WireInstance, keepingIndexedColumns: Bool) throws -> Int64 {
         let createdAt = try ContentRows.validatedCreatedAt(instance)
         if keepingIndexedColumns {
@@ -180,7 +185,6 @@ final class ContentWriter {
             row.add(instance.name)
             row.add(ContentRows.folded(instance.name))
             row.add(instance.updatedAt)
-            row.add(instance.publishedAt)
             row.add(instance.removedAt)
             row.add(instance.archivedAt)
             row.add(instance.createdBy)

@@ -102,9 +102,10 @@ final class PostgresSchemaTests: XCTestCase {
         XCTAssertEqual(postgresSchema.tables["content_value"]?.last?.name, "str_prefix")
         // SQLite's COLLATE NOCASE unique email is a column constraint there, an index on lower(email)
         // here; SQLite's FTS5 trigram table, and the index of the strings it leaves out, are two
-        // pg_trgm indexes here; SQLite merges the modules' indexes of the "updatedAt" and "name"
-        // orders where PostgreSQL reads one index of that order over every module (its
-        // content_instance_published is SQLite's too).
+        // pg_trgm indexes here; SQLite merges the modules' indexes of the "updatedAt" and
+        // "publishedAt" orders where PostgreSQL reads one index of that order over every module (its
+        // content_instance_published is SQLite's too), and sorts matches by name where PostgreSQL
+        // reads an index of names.
         XCTAssertEqual(
             postgresSchema.indexes.subtracting(sqliteSchema.indexes),
             [
@@ -113,7 +114,7 @@ final class PostgresSchemaTests: XCTestCase {
             ])
         XCTAssertEqual(
             sqliteSchema.indexes.subtracting(postgresSchema.indexes),
-            ["content_value_untrigrammed", "content_instance_module_name", "content_instance_module_published"])
+            ["content_value_untrigrammed", "content_instance_module_published"])
     }
 
     /// A bulk load (seeding) drops the search indexes and builds them again: exactly the ones the
