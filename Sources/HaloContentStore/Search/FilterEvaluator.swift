@@ -219,7 +219,7 @@ struct FilterEvaluator {
         }
         // The scanned strings are compared by bytes (`SubstringFunction`): the same answer as
         // LIKE on these lowercased strings and patterns, with no escapes.
-        let scanned =
+        let scanned: (condition: String, arguments: [SQLValue]) =
             folded.allSatisfy(SubstringFunction.serves) && SubstringFunction.ensureRegistered(on: db)
             ? (
                 folded.map { _ in "\(SubstringFunction.name)(coalesce(folded, str), ?)" }.joined(separator: " AND "),
@@ -227,7 +227,7 @@ struct FilterEvaluator {
             )
             : (likes, patterns)
         var result = try rows(
-            "kind = 3 AND trigram = 0 AND \(scanned.0)", scanned.1, fields: fields, index: "content_value_untrigrammed")
+            "kind = 3 AND trigram = 0 AND \(scanned.condition)", scanned.arguments, fields: fields, index: "content_value_untrigrammed")
         guard ascii else { return result }
         var indexed: RowSet? = nil
         for text in folded {

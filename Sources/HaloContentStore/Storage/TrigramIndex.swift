@@ -109,8 +109,8 @@ enum TrigramIndex {
             sql: """
                 SELECT rowid FROM content_trigram WHERE content_trigram MATCH ? AND rowid BETWEEN ? AND ?
                 """)
-        let span: [Int64] = [low << fieldShift, (high << fieldShift) | ((1 << fieldShift) - 1)]
-        try KeyScan.forEach(statement, arguments: [phrase, span[0], span[1]], in: db) { row in
+        let first = low << fieldShift, last = (high << fieldShift) | ((1 << fieldShift) - 1)
+        try KeyScan.forEach(statement, arguments: [phrase, first, last], in: db) { row in
             let rowid = KeyScan.int64(row, 0)
             guard wanted.contains(rowid >> fieldShift) else { return }
             result.insert((rowid >> instanceShift) & (maxInstance - 1))
