@@ -45,13 +45,14 @@ start_server() {
 
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
 
-# app_token DIR|ADDRESS: the access token of a new app client of the data directory DIR or the
-# PostgreSQL database ADDRESS (the server on BASE must be serving it).
+# app_token DIR|ADDRESS [--editor]: the access token of a new app client of the data directory DIR
+# or the PostgreSQL database ADDRESS (the server on BASE must be serving it).
 app_token() {
-  local creds
-  case "$1" in
-    postgres://*) creds=$("$BIN" client add --database "$1") ;;
-    *) creds=$("$BIN" client add --data "$1") ;;
+  local creds location=$1
+  shift
+  case "$location" in
+    postgres://*) creds=$("$BIN" client add --database "$location" "$@") ;;
+    *) creds=$("$BIN" client add --data "$location" "$@") ;;
   esac
   curl -s -X POST "$BASE/api/oauth/token?_app" --data-urlencode grant_type=client_credentials \
     --data-urlencode "client_id=$(awk '/client id/ {print $3}' <<< "$creds")" \

@@ -6,14 +6,23 @@ import XCTest
 
 /// A real SQLite file in a fresh temp directory, migrated with the content tables.
 func makeContentDatabase(file: StaticString = #filePath, line: UInt = #line) throws -> DatabaseQueue {
+    try migratedContentDatabase { try DatabaseQueue(path: $0) }
+}
+
+/// The same as a pool (a WAL file whose readers are read-only connections).
+func makeContentPool() throws -> DatabasePool {
+    try migratedContentDatabase { try DatabasePool(path: $0) }
+}
+
+private func migratedContentDatabase<Writer: DatabaseWriter>(_ open: (String) throws -> Writer) throws -> Writer {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("content-store-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let queue = try DatabaseQueue(path: directory.appendingPathComponent("content.sqlite").path)
+    let database = try open(directory.appendingPathComponent("content.sqlite").path)
     var migrator = DatabaseMigrator()
     ContentTables.registerMigrations(&migrator)
-    try migrator.migrate(queue)
-    return queue
+    try migrator.migrate(database)
+    return database
 }
 
 /// The official SDK fixtures folder (Tests/Fixtures), found from this file so it works from any checkout.

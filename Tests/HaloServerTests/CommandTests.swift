@@ -36,7 +36,9 @@ final class CommandTests: XCTestCase {
         try configuration.setLimit("search-like-pattern=50")
         try configuration.setLimit("login-account-failures=3")
         try configuration.setLimit("password-hashing=2")
+        try configuration.setLimit("search-memory-bytes=0")  // 0 turns the searches' copies off
         XCTAssertEqual(configuration.limits.stallTimeout, .seconds(7))
+        XCTAssertEqual(configuration.limits.searchMemoryBytes, 0)
         XCTAssertEqual(configuration.limits.search.likePattern, 50)
         XCTAssertEqual(configuration.loginThrottle.accountFailureLimit, 3)
         XCTAssertEqual(configuration.passwordHashingConcurrency, 2)

@@ -99,6 +99,54 @@ final class ContentTests: XCTestCase {
         XCTAssertTrue(assertEnvelope(unknownModule, status: 400).contains("Nope"))
     }
 
+    /// Searches read in-memory copies of the compared fields once a field was compared twice
+    /// (`SearchMemory`); a save, an update or a deletion is seen by the very next search.
+    func testRepeatedSearchesSeeEveryWrite() async throws {
+        for n in 1...20 { _ = try await create("Item \(n)", ["title": .string("road \(n)"), "price": .number(Double(n))]) }
+        let body: JSONValue = [
+            "moduleIds": [.string(moduleId)],
+            "searchValues": [
+                "condition": "or",
+                "operands": [
+                    ["property": "price", "operation": ">=", "value": 18], ["property": "title", "operation": "like", "value": "ROAD 1"],
+                ],
+            ], "sort": "name asc", "pagination": ["skip": true],
+        ]
+        func names() async throws -> [String] {
+            let answer = try await search(body)
+            XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
+            return answer.json.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        }
+        let expected = [
+            "Item 1", "Item 10", "Item 11", "Item 12", "Item 13", "Item 14", "Item 15", "Item 16", "Item 17", "Item 18", "Item 19",
+            "Item 20",
+        ]
+        // Three times each: the second search makes the copies, the third reads them.
+        func assertNames(_ wanted: [String], _ message: String, line: UInt = #line) async throws {
+            for run in 0..<3 {
+                let found = try await names()
+                XCTAssertEqual(found, wanted, "\(message), search \(run + 1)", line: line)
+            }
+        }
+        try await assertNames(expected, "before any write")
+
+        let created = try await create("A new one", ["title": "nothing alike", "price": 99])
+        try await assertNames(["A new one"] + expected, "a creation")
+        let id = try XCTUnwrap(created["id"]?.stringValue)
+        let updated = try await server.call(
+            "PUT", "/api/generalcontent/instance/\(id)", token: editor,
+            body: .json(["id": .string(id), "module": .string(moduleId), "name": "Zed", "values": ["title": "nothing", "price": 1]]))
+        XCTAssertEqual(updated.status, 200)
+        try await assertNames(expected, "an update")
+        let first = try await search([
+            "moduleIds": [.string(moduleId)], "metaSearch": ["property": "name", "operation": "=", "value": "Item 20"],
+        ])
+        let twenty = try XCTUnwrap(first.json["items"]?.arrayValue?.first?["id"]?.stringValue)
+        let deleted = try await server.call("DELETE", "/api/generalcontent/instance/\(twenty)", token: editor)
+        XCTAssertEqual(deleted.status, 200)
+        try await assertNames(Array(expected.dropLast()), "a deletion")
+    }
+
     func testIncludeReturnsRelatedInstancesBesideItems() async throws {
         let people = try await server.admin.addModule(ModuleSpec(name: "People", fields: [ModuleField("name", .text)]))
         let posts = try await server.admin.addModule(ModuleSpec(name: "Posts", fields: [ModuleField("author", .singleRelation)]))

@@ -10,10 +10,13 @@ extension ContentTables {
     /// `sort` keys (default `createdAt desc`) then `id asc`, so it is total and pages are stable.
     /// Empty `moduleIds` / `instanceIds` lists mean "no restriction".
     /// `limits` bound its size before any SQL is built (the server passes its configured ones).
+    /// `memory`, when given, holds in-memory copies of what searches read, which this one uses and
+    /// fills (in read-only transactions on SQLite: see `SearchMemory`).
     public static func search(
-        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: any SQLExecutor
+        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default,
+        memory: SearchMemory? = nil, in db: any SQLExecutor
     ) throws -> SearchPage {
-        let found = try matchingPage(request, schema: schema, limits: limits, in: db)
+        let found = try matchingPage(request, schema: schema, limits: limits, memory: memory, in: db)
         let stored = try ContentReader.instances(pks: found.pks, in: db)
         let items = stored.map { instance in
             var shaped = localize(instance, locale: request.requestedLocale, schema: schema)
@@ -31,12 +34,13 @@ extension ContentTables {
     /// no instance is built and encoded again. The returned page has no `items`. Not for requests
     /// that `needsInstances`; `search` serves those.
     public static func searchAsWireJSON(
-        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default, in db: any SQLExecutor
+        _ request: SearchRequest, schema: SearchSchema = SearchSchema(), limits: SearchLimits = .default,
+        memory: SearchMemory? = nil, in db: any SQLExecutor
     ) throws -> (page: SearchPage, items: String) {
         guard !request.needsInstances else {
             throw ContentStoreError.invalidRequest("a search with fields or include is answered by search(_:), not as stored JSON")
         }
-        let found = try matchingPage(request, schema: schema, limits: limits, in: db)
+        let found = try matchingPage(request, schema: schema, limits: limits, memory: memory, in: db)
         var items = "["
         var count = 0
         try ContentReader.forEachRow(pks: found.pks, in: db) { row in
@@ -54,7 +58,7 @@ extension ContentTables {
 
     /// What a search matches: the keys of the requested page in order, and the page's numbers.
     private static func matchingPage(
-        _ request: SearchRequest, schema: SearchSchema, limits: SearchLimits, in db: any SQLExecutor
+        _ request: SearchRequest, schema: SearchSchema, limits: SearchLimits, memory: SearchMemory?, in db: any SQLExecutor
     ) throws -> (pks: [Int64], total: Int, page: Int, limit: Int, skip: Bool) {
         try request.checkLimits(limits)
         try request.searchValues?.validate(maxDepth: limits.filterDepth)
@@ -81,6 +85,8 @@ extension ContentTables {
         let scopedByFilter = scope != nil && (request.searchValues?.matchesOnlyItsFields ?? false)
         let (capacity, universe, live) = try searchedInstances(scope: scopedByFilter ? nil : scope, postgresKeys: keys, in: db)
         var evaluator = FilterEvaluator(db: db, universe: universe, moduleScope: scope, capacity: capacity)
+        let copies = try SearchMemory.View(memory, in: db)
+        evaluator.memory = copies
         try evaluator.lookUpFields(
             named: (request.relatedTo ?? []).map(\.fieldName) + (request.searchValues?.properties ?? []))
 
@@ -114,7 +120,7 @@ extension ContentTables {
         let total = matches.count
         let pks = try orderedPage(
             of: matches, searched: universe.count, sortKeys: sortKeys, scope: scope, limit: skip ? nil : limit,
-            offset: offset, in: db)
+            offset: offset, memory: copies, in: db)
         return (pks, total, page, limit, skip)
     }
 
@@ -281,10 +287,13 @@ extension ContentTables {
     /// Otherwise hand SQLite the matching keys and let it sort them (a top-N sort with a limit).
     private static func orderedPage(
         of matches: RowSet, searched: Int, sortKeys: [SortKey], scope: [String]?, limit: Int?, offset: Int,
-        in db: any SQLExecutor
+        memory: SearchMemory.View?, in db: any SQLExecutor
     ) throws -> [Int64] {
         let count = matches.count
         guard count > 0, offset < count else { return [] }
+        if let order = try memory?.ordered(orderBy(sortKeys)) {
+            return order.page(of: matches, limit: limit, offset: offset)
+        }
         // Expected rows walked: (offset + limit) / density, where `searched` bounds the instances
         // the walk may pass over; worth it when far below the matches a sort would read.
         // The merged walk steps SQLite's statements; PostgreSQL walks its index of the order in chunks.

@@ -33,6 +33,9 @@ struct FilterEvaluator {
     var probeRatio = 0.02
     /// Whether `like` may use the trigram index (tests turn it off to compare with the scan).
     var useTrigramIndex = true
+    /// In-memory copies of fields and metadata, read instead of SQLite when they are there
+    /// (`SearchMemory`); nil: always SQLite.
+    var memory: SearchMemory.View? = nil
     /// The field numbers of properties looked up ahead (`lookUpFields`), by name.
     private var fieldsByName: [String: [Int64]] = [:]
 
@@ -133,9 +136,14 @@ struct FilterEvaluator {
                             return try holdOneValue(fields)
                         }) : AndOperands(operands)
                 for range in groups.ranges where !result.isEmpty {
+                    let fields = fieldsOf[range.property] ?? []
+                    if let columns = try memory?.columns(of: fields) {
+                        result.formIntersection(
+                            matches(in: columns) { FieldColumn.insertInRange($0.numbers, range.bounds, into: &$1) })
+                        continue
+                    }
                     let condition = (["kind = 2"] + range.bounds.map { "num \($0.operation.wireName) ?" }).joined(separator: " AND ")
-                    result.formIntersection(
-                        try rows(condition, range.bounds.map { .real($0.value) }, fields: fieldsOf[range.property] ?? []))
+                    result.formIntersection(try rows(condition, range.bounds.map { .real($0.value) }, fields: fields))
                 }
                 // Likely-selective operands first, so later ones can probe a small candidate set.
                 for operand in groups.rest.sorted(by: { Self.costRank($0) < Self.costRank($1) }) where !result.isEmpty {
@@ -214,9 +222,16 @@ struct FilterEvaluator {
         let lookedUp = folded.allSatisfy {
             !TrigramIndex.isPlainASCII($0, maxBytes: .max) || $0.utf8.count >= TrigramIndex.minPatternBytes
         }
-        guard useTrigramIndex, probeList() == nil, lookedUp, let db = db as? Database else {
+        guard useTrigramIndex, lookedUp, let db = db as? Database else {
             return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
         }
+        if folded.allSatisfy(SubstringFunction.serves), let columns = try memory?.columns(of: fields) {
+            // The strings the trigram index leaves out, from memory; the others from the index, below.
+            var result = matches(in: columns) { $0.insertUntrigrammed(containing: folded, into: &$1) }
+            if ascii { result.formUnion(try trigramMatches(of: folded, fields: fields, in: db)) }
+            return result
+        }
+        guard probeList() == nil else { return try rows("kind = 3 AND \(likes)", patterns, fields: fields) }
         // The scanned strings are compared by bytes (`SubstringFunction`): the same answer as
         // LIKE on these lowercased strings and patterns, with no escapes.
         let scanned: (condition: String, arguments: [SQLValue]) =
@@ -228,16 +243,20 @@ struct FilterEvaluator {
             : (likes, patterns)
         var result = try rows(
             "kind = 3 AND trigram = 0 AND \(scanned.condition)", scanned.arguments, fields: fields, index: "content_value_untrigrammed")
-        guard ascii else { return result }
+        if ascii { result.formUnion(try trigramMatches(of: folded, fields: fields, in: db)) }
+        return result
+    }
+
+    /// The instances whose indexed strings (`TrigramIndex`) of `fields` contain every one of `texts`.
+    private func trigramMatches(of texts: [String], fields: [Int64], in db: Database) throws -> RowSet {
         var indexed: RowSet? = nil
-        for text in folded {
+        for text in texts {
             var matches = RowSet(capacity: capacity)
             try TrigramIndex.addMatches(of: text, fields: fields, to: &matches, in: db)
             indexed?.formIntersection(matches)
             if indexed == nil { indexed = matches }
         }
-        if let indexed { result.formUnion(indexed) }
-        return result
+        return indexed ?? RowSet(capacity: capacity)
     }
 
     /// True when no instance ever stored several scalars (a list or an object) in these fields.
@@ -250,6 +269,9 @@ struct FilterEvaluator {
     private func valueEquals(_ value: JSONValue, fields: [Int64]) throws -> RowSet {
         switch value {
         case .null:
+            if let columns = try memory?.columns(of: fields) {
+                return matches(in: columns) { $0.insertPresent(into: &$1) }.complement(in: universe)
+            }
             return try rows("kind > 0", [], fields: fields).complement(in: universe)
         case .array(let elements):
             return try valueIn(elements, fields: fields)
@@ -317,6 +339,16 @@ struct FilterEvaluator {
         var result =
             includesNull
             ? try valueEquals(.null, fields: fields) : RowSet(capacity: capacity)
+        if FieldColumn.comparesInMemory(strings), let columns = try memory?.columns(of: fields) {
+            let numberValues = numbers.compactMap(\.doubleValue), booleanValues = booleans.compactMap(\.doubleValue)
+            result.formUnion(
+                matches(in: columns) { column, set in
+                    FieldColumn.insertEqual(column.numbers, to: numberValues, into: &set)
+                    FieldColumn.insertEqual(column.booleans, to: booleanValues, into: &set)
+                    column.insertStrings(equalTo: strings, into: &set)
+                })
+            return result
+        }
         if !numbers.isEmpty {
             result.formUnion(
                 try rows(
@@ -342,6 +374,23 @@ struct FilterEvaluator {
     }
 
     private func valueRange(_ op: FilterOperation, _ value: JSONValue, fields: [Int64]) throws -> RowSet {
+        if let columns = try memory?.columns(of: fields) {
+            switch value {
+            case .number(let n):
+                return matches(in: columns) { FieldColumn.insertInRange($0.numbers, [(op, n)], into: &$1) }
+            case .string(let s):
+                if let n = Self.number(fromText: s) {
+                    return matches(in: columns) { FieldColumn.insertInRange($0.numbers, [(op, n)], into: &$1) }
+                }
+                if columns.allSatisfy(\.comparesStringRangesInMemory) {
+                    return matches(in: columns) { $0.insertStrings(op, s, into: &$1) }
+                }
+            case .bool(let b):
+                return matches(in: columns) { FieldColumn.insertInRange($0.booleans, [(op, b ? 1 : 0)], into: &$1) }
+            case .null, .array, .object:
+                return RowSet(capacity: capacity)
+            }
+        }
         let sqlOperator = op.wireName
         switch value {
         case .number(let n):
@@ -427,6 +476,7 @@ struct FilterEvaluator {
 
     private func evaluateMetadata(_ c: FilterComparison) throws -> RowSet {
         let column = try MetadataProperty(c.property)
+        if let memory, moduleScope == nil, let answer = try metadataFromMemory(c, column, memory) { return answer }
         let sql = column.sql
         switch c.operation {
         case .equal:
@@ -446,6 +496,50 @@ struct FilterEvaluator {
             return try instances(where: "\(column.likeSubject(db.dialect)) LIKE ? ESCAPE '\\'", [.text(Self.likePattern(text))])
         case .unrecognized(let op):
             throw ContentStoreError.invalidFilter("unknown operation \"\(op)\"")
+        }
+    }
+
+    /// The comparison answered from in-memory copies (a date, or `name like`), or nil to ask
+    /// SQLite. Every instance is copied, so only searches of every module come here.
+    private func metadataFromMemory(_ c: FilterComparison, _ column: MetadataProperty, _ memory: SearchMemory.View) throws -> RowSet? {
+        if column.name == "name", c.operation == .like {
+            let part = try column.likeText(c.value).lowercased()
+            guard SubstringFunction.serves(part), let names = try memory.names() else { return nil }
+            var result = RowSet(capacity: capacity)
+            names.names.insertRows(containing: [part], into: &result)
+            return result
+        }
+        guard column.kind == .date, DateColumn.columns.contains(column.sql), c.operation != .like,
+            let dates = try memory.dates(column.sql), dates.isExact
+        else { return nil }
+        /// The instances with a value equal to one of `operands`, or without one for null.
+        func equal(_ operands: [JSONValue]) throws -> RowSet {
+            var result = RowSet(capacity: capacity)
+            for operand in operands {
+                if operand.isNull {
+                    if column.sql == "deleted_at" {
+                        var present = RowSet(capacity: capacity)
+                        for key in dates.values.instances { present.insert(key) }
+                        result.formUnion(present.complement(in: universe))
+                    } else {
+                        for key in dates.nulls { result.insert(key) }
+                    }
+                } else if case .real(let n) = try column.operand(operand) {
+                    FieldColumn.insertEqual(dates.values, to: [n], into: &result)
+                }
+            }
+            return result
+        }
+        switch c.operation {
+        case .equal: return try equal(c.value.arrayValue ?? [c.value])
+        case .in: return try equal(c.value.arrayValue ?? [c.value])
+        case .notEqual, .notIn: return try equal(c.value.arrayValue ?? [c.value]).complement(in: universe)
+        case .greater, .less, .greaterOrEqual, .lessOrEqual:
+            var result = RowSet(capacity: capacity)
+            guard !c.value.isNull, case .real(let n) = try column.operand(c.value) else { return result }
+            FieldColumn.insertInRange(dates.values, [(c.operation, n)], into: &result)
+            return result
+        case .like, .unrecognized: return nil
         }
     }
 
@@ -501,6 +595,13 @@ struct FilterEvaluator {
     }
 
     // MARK: - helpers
+
+    /// The instances the rows of `columns` that `insert` picks belong to.
+    private func matches(in columns: [FieldColumn], _ insert: (FieldColumn, inout RowSet) -> Void) -> RowSet {
+        var result = RowSet(capacity: capacity)
+        for column in columns { insert(column, &result) }
+        return result
+    }
 
     /// The candidates as a JSON array when they are few enough to probe one by one.
     private func probeList() -> String? {

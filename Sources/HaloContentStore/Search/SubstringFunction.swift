@@ -51,11 +51,18 @@ enum SubstringFunction {
     /// Whether `part` occurs in `text` (byte counts given).
     static func contains(_ text: UnsafeRawPointer?, _ textBytes: Int, _ part: UnsafeRawPointer?, _ partBytes: Int) -> Bool {
         guard partBytes > 0 else { return true }
-        guard let text, let part, partBytes <= textBytes else { return false }
-        let needle = part.assumingMemoryBound(to: UInt8.self)
-        var rarest = 0
-        for index in 1..<partBytes where rarity(needle[index]) > rarity(needle[rarest]) { rarest = index }
-        let byte = Int32(needle[rarest])
+        guard let part else { return false }
+        return contains(text, textBytes, part, partBytes, rarest: rarestIndex(of: part, partBytes))
+    }
+
+    /// The same, for a pattern whose rarest byte (`rarestIndex`) is known: a search of many texts
+    /// for one pattern finds it once.
+    static func contains(
+        _ text: UnsafeRawPointer?, _ textBytes: Int, _ part: UnsafeRawPointer, _ partBytes: Int, rarest: Int
+    ) -> Bool {
+        guard partBytes > 0 else { return true }
+        guard let text, partBytes <= textBytes else { return false }
+        let byte = Int32(part.load(fromByteOffset: rarest, as: UInt8.self))
         // Where the rarest byte may sit: from its place in the pattern to the last start.
         var position = rarest
         let end = textBytes - partBytes + rarest + 1
@@ -65,6 +72,14 @@ enum SubstringFunction {
             position = found + 1
         }
         return false
+    }
+
+    /// Where in the pattern its rarest byte is (the first of them).
+    static func rarestIndex(of part: UnsafeRawPointer, _ partBytes: Int) -> Int {
+        let needle = part.assumingMemoryBound(to: UInt8.self)
+        var rarest = 0
+        for index in 1..<max(partBytes, 1) where rarity(needle[index]) > rarity(needle[rarest]) { rarest = index }
+        return rarest
     }
 
     /// How rare a byte is in text: lowercase letters by their frequency in English prose, then

@@ -28,9 +28,11 @@ public enum ContentTables {
         StorageMigration("content_v7_postgres_orders", sqlite: { _ in }, postgres: ContentSchema.addOrderIndexesOnPostgres),
         StorageMigration("content_v8_postgres_short_trigrams", sqlite: { _ in }, postgres: ContentSchema.splitTrigramIndexOnPostgres),
         StorageMigration("content_v9_sqlite_orders", sqlite: ContentSchema.addOrderIndexesOnSQLite, postgres: { _ in }),
+        StorageMigration("content_v10_generation", sqlite: ContentGeneration.createTable, postgres: { _ in }),
     ]
 
     // MARK: Writing
+    // Each function advances `ContentGeneration`, which in-memory copies of these tables follow.
 
     /// Inserts the instance, or replaces the stored one with the same id (values, tags and all
     /// metadata are taken from `instance` as given).
@@ -44,6 +46,7 @@ public enum ContentTables {
     where S.Element == WireInstance {
         if let db = db as? Database {
             try ContentWriter(db).upsertAll(instances)
+            try ContentGeneration.advance(in: db)
         } else {
             var writer = PortableContentWriter(db)
             try writer.upsertAll(instances)
@@ -55,19 +58,23 @@ public enum ContentTables {
     @discardableResult
     public static func softDelete(id: String, at time: Int64, by editor: String?, in db: any SQLExecutor) throws -> WireInstance? {
         try db.execute("UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE id = ? AND deleted_at IS NULL", time, editor, id)
+        try ContentGeneration.advance(in: db)
         return try instance(id: id, in: db)
     }
 
     /// Soft-deletes every not-yet-deleted instance of a module; returns how many it deleted.
     @discardableResult
     public static func truncate(moduleId: String, at time: Int64, by editor: String? = nil, in db: any SQLExecutor) throws -> Int {
-        try db.execute(
+        let deleted = try db.execute(
             "UPDATE content_instance SET deleted_at = ?, deleted_by = ? WHERE module = ? AND deleted_at IS NULL", time, editor,
             moduleId)
+        try ContentGeneration.advance(in: db)
+        return deleted
     }
 
     /// Removes instances and everything indexed about them (no trace left for sync).
     public static func hardDelete(ids: [String], in db: any SQLExecutor) throws {
+        try ContentGeneration.advance(in: db)
         for chunk in ids.chunked(into: 5000) {
             let pks = try db.fetchColumn(
                 Int64.self, "SELECT pk FROM content_instance WHERE id IN (\(db.dialect.elements(of: .text)))",

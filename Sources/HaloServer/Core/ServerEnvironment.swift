@@ -14,6 +14,8 @@ struct ServerEnvironment: Sendable {
     let streams: StreamAdmission
     /// Searches running at once (`ServerLimits.searches`).
     let searches: FairGate
+    /// In-memory copies of what searches read (`ServerLimits.searchMemoryBytes`).
+    let searchMemory: SearchMemory
     /// Where password hashes run (off the cooperative thread pool).
     let hashing: HashingExecutor
     /// Brute-force protection of logins and token grants.
@@ -36,6 +38,7 @@ struct ServerEnvironment: Sendable {
         self.logger = logger
         streams = StreamAdmission(limits: configuration.limits)
         searches = FairGate(width: configuration.limits.searches)
+        searchMemory = SearchMemory(maxBytes: configuration.limits.searchMemoryBytes)
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         // One process serves a SQLite file; PostgreSQL's processes must add up their counts.
         if case .postgres = storage.backend {

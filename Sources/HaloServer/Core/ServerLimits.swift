@@ -14,6 +14,10 @@ public struct ServerLimits: Sendable {
     /// Searches run at once; the others wait their turn (`FairGate`). One per core: a search only
     /// needs the CPU, and more at once only makes every one of them slower.
     public var searches = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Memory for in-memory copies of what searches read (`SearchMemory`: fields' values, dates,
+    /// names, orders; SQLite only); 0 turns them off. 100,000 instances of 8 fields, 78-word
+    /// descriptions included, take about 70 MB.
+    public var searchMemoryBytes = 256 * 1024 * 1024
 
     // MARK: The pocket (PROTOCOL §8)
 
@@ -83,6 +87,7 @@ extension ServerLimits {
             "search-filter-depth": \.search.filterDepth, "search-filter-nodes": \.search.filterNodes,
             "search-list-entries": \.search.listEntries, "search-like-pattern": \.search.likePattern,
             "search-string": \.search.string, "searches": \.searches,
+            "search-memory-bytes": \.searchMemoryBytes,
             "pocket-data-characters": \.pocketDataCharacters, "pocket-reference-lists": \.pocketReferenceLists,
             "pocket-entries-per-list": \.pocketEntriesPerList, "pocket-reference-length": \.pocketReferenceLength,
             "sync-streams": \.syncStreams, "sync-streams-per-token": \.syncStreamsPerToken,
@@ -95,6 +100,9 @@ extension ServerLimits {
             "event-heartbeat": \.eventHeartbeatSeconds,
         ]
     }
+
+    /// The limits that 0 turns off instead of being refused.
+    static let offWhenZero: Set<String> = ["search-memory-bytes"]
 
     var idleTimeoutSeconds: Int {
         get { Int(idleTimeout.components.seconds) }
@@ -157,8 +165,9 @@ extension HaloServerConfiguration {
         guard parts.count == 2, Self.limitNames.contains(name) else {
             throw ServerLimitError("Unknown limit '\(name)'; known: \(Self.limitNames.joined(separator: ", "))")
         }
-        guard let value = Int(parts[1]), value >= 1 else {
-            throw ServerLimitError("The limit \(name) needs a whole number of at least 1 (got '\(parts[1])')")
+        let minimum = ServerLimits.offWhenZero.contains(name) ? 0 : 1
+        guard let value = Int(parts[1]), value >= minimum else {
+            throw ServerLimitError("The limit \(name) needs a whole number of at least \(minimum) (got '\(parts[1])')")
         }
         if let path = ServerLimits.settingNames[name] {
             limits[keyPath: path] = value

@@ -12,7 +12,9 @@ enum SearchRoutes {
             let data = try await RequestInput.bodyData(request, limit: env.maxBodyBytes)
             let search = try decode(data)
             let body: Data = try await env.searches.run {
-                try await env.read(request) { db, _ in try answer(search, limits: env.limits.search, in: db) }
+                try await env.read(request) { db, _ in
+                    try answer(search, limits: env.limits.search, memory: env.searchMemory, in: db)
+                }
             }
             return JSONResponse.make(data: body)
         }
@@ -32,13 +34,16 @@ enum SearchRoutes {
     /// The answer's body. Without a projection or included instances (the usual search), the
     /// items are written from their stored JSON (`ContentTables.searchAsWireJSON`), half the
     /// CPU of a short search; otherwise from the instances `ContentTables.search` builds.
-    static func answer(_ search: SearchRequest, limits: SearchLimits, in db: any SQLExecutor) throws -> Data {
+    static func answer(
+        _ search: SearchRequest, limits: SearchLimits, memory: SearchMemory? = nil, in db: any SQLExecutor
+    ) throws -> Data {
         let schema = try searchSchema(for: search, in: db)
         if !search.needsInstances {
-            let (page, items) = try ContentTables.searchAsWireJSON(search, schema: schema, limits: limits, in: db)
+            let (page, items) = try ContentTables.searchAsWireJSON(
+                search, schema: schema, limits: limits, memory: memory, in: db)
             return render(page, items: Data(items.utf8))
         }
-        let page = try ContentTables.search(search, schema: schema, limits: limits, in: db)
+        let page = try ContentTables.search(search, schema: schema, limits: limits, memory: memory, in: db)
         let encoder = JSONResponse.encoder()
         return render(
             page, items: try encoder.encode(page.items),

@@ -91,10 +91,12 @@ final class PostgresSchemaTests: XCTestCase {
         }
         XCTAssertEqual(postgresSchema.steps, sqliteSchema.steps)
         // PostgreSQL lists the keys below the largest that no instance holds (its searches know
-        // the instances from them); SQLite counts its instances instead.
-        XCTAssertEqual(Set(postgresSchema.tables.keys), Set(sqliteSchema.tables.keys).union(["content_key_gap"]))
+        // the instances from them); SQLite counts its instances instead. SQLite counts its writes
+        // for the searches' in-memory copies (`content_generation`), which PostgreSQL has none of.
+        XCTAssertEqual(
+            Set(postgresSchema.tables.keys), Set(sqliteSchema.tables.keys).union(["content_key_gap"]).subtracting(["content_generation"]))
         XCTAssertGreaterThanOrEqual(sqliteSchema.tables.count, 17)
-        for (table, columns) in sqliteSchema.tables {
+        for (table, columns) in sqliteSchema.tables where table != "content_generation" {
             // PostgreSQL's value index reads a bounded prefix of each string from a column of its own.
             let postgresColumns = postgresSchema.tables[table]?.filter { table != "content_value" || $0.name != "str_prefix" }
             XCTAssertEqual(postgresColumns?.description, columns.description, table)

@@ -1,0 +1,152 @@
+import GRDB
+import Synchronization
+
+/// What a search may keep in memory for the next ones: a copy of what it would otherwise read
+/// from SQLite again, valid for one `ContentGeneration`.
+protocol MemoryCopy: Sendable {
+    /// Memory it holds, for the budget.
+    var byteCount: Int { get }
+}
+
+/// In-memory copies of what searches of one database read again and again, valid for one
+/// `ContentGeneration`: a field's values (`FieldColumn`), a metadata column
+/// (`DateColumn`), the names `like` reads (`NameTexts`), the instances in an order (`OrderedKeys`).
+/// The first write after they were read makes them all stale, and they are read again as
+/// searches need them. Elasticsearch's field data works alike: loaded for a whole field the
+/// first time a query needs it, then shared by every query on that field, whatever it asks.
+///
+/// - A copy is made the second time a search of one generation needs it: the first time, the
+///   search reads SQLite as it would without copies, so a server that writes between most of its
+///   searches pays no extra reads. While one search makes a copy, the others read SQLite.
+/// - Copies made from one snapshot are never used by a search of another generation.
+/// - `maxBytes` bounds the memory; the least recently used copies go first. 0 turns it off.
+/// - Only SQLite, and only read-only transactions (`ContentGeneration.current`).
+public final class SearchMemory: Sendable {
+    public let maxBytes: Int
+    private let state = Mutex(State())
+
+    enum Key: Hashable, Sendable {
+        case field(Int64)
+        case metadata(String)
+        case names
+        case order(String)
+    }
+
+    private struct State {
+        var generation: Int64 = -1
+        var copies: [Key: (copy: any MemoryCopy, lastUse: UInt64)] = [:]
+        /// Needed once in this generation, not copied yet.
+        var seen: Set<Key> = []
+        /// Being copied by a search now: others read SQLite meanwhile rather than copy it too.
+        var copying: Set<Key> = []
+        var bytes = 0
+        var uses: UInt64 = 0
+
+        mutating func start(_ next: Int64) {
+            self = State()
+            generation = next
+        }
+    }
+
+    public init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+    }
+
+    /// Memory held now.
+    public var heldBytes: Int { state.withLock { $0.bytes } }
+
+    /// The copies of `keys` as of `generation`, or nil when the search should read SQLite this
+    /// time: a key needed for the first time in this generation, an old snapshot, or copies
+    /// turned off. Missing copies are read with `load`, outside the lock.
+    func copies<Copy: MemoryCopy>(
+        of keys: [Key], as type: Copy.Type, generation: Int64, load: (Key) throws -> Copy
+    ) throws -> [Copy]? {
+        guard maxBytes > 0, !keys.isEmpty else { return nil }
+        var missing: [Key] = []
+        let found: [Key: Copy]? = state.withLock { state in
+            if generation > state.generation { state.start(generation) }
+            guard generation == state.generation else { return nil }
+            state.uses += 1
+            var found: [Key: Copy] = [:]
+            var readSQLite = false
+            for key in keys {
+                if let entry = state.copies[key], let copy = entry.copy as? Copy {
+                    found[key] = copy
+                    state.copies[key]?.lastUse = state.uses
+                } else {
+                    missing.append(key)
+                    if state.seen.insert(key).inserted || state.copying.contains(key) { readSQLite = true }
+                }
+            }
+            if readSQLite { return nil }
+            state.copying.formUnion(missing)
+            return found
+        }
+        guard var copies = found else { return nil }
+        defer { state.withLock { state in if state.generation == generation { state.copying.subtract(missing) } } }
+        for key in missing {
+            let copy = try load(key)
+            copies[key] = copy
+            keep(copy, as: key, generation: generation)
+        }
+        return keys.compactMap { copies[$0] }
+    }
+
+    private func keep(_ copy: any MemoryCopy, as key: Key, generation: Int64) {
+        state.withLock { state in
+            guard state.generation == generation, state.copies[key] == nil, copy.byteCount <= maxBytes else { return }
+            while state.bytes + copy.byteCount > maxBytes, let oldest = state.copies.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.bytes -= oldest.value.copy.byteCount
+                state.copies[oldest.key] = nil
+            }
+            state.uses += 1
+            state.copies[key] = (copy, state.uses)
+            state.bytes += copy.byteCount
+        }
+    }
+
+    /// What one search uses: the copies, the generation its snapshot reads, and its connection to
+    /// read a missing copy with.
+    struct View {
+        let memory: SearchMemory
+        let generation: Int64
+        let db: Database
+
+        /// The view of a search on `db`, or nil when copies cannot serve it (see
+        /// `ContentGeneration.current`).
+        init?(_ memory: SearchMemory?, in db: any SQLExecutor) throws {
+            guard let memory, memory.maxBytes > 0, let sqlite = db as? Database,
+                let generation = try ContentGeneration.current(in: sqlite)
+            else { return nil }
+            (self.memory, self.generation, self.db) = (memory, generation, sqlite)
+        }
+
+        /// Every field's values, or nil to read SQLite.
+        func columns(of fields: [Int64]) throws -> [FieldColumn]? {
+            try memory.copies(of: fields.map(Key.field), as: FieldColumn.self, generation: generation) { key in
+                guard case .field(let field) = key else { preconditionFailure("a field key") }
+                return try FieldColumn(field: field, in: db)
+            }
+        }
+
+        /// A date column of `content_instance`, or nil to read SQLite.
+        func dates(_ column: String) throws -> DateColumn? {
+            try memory.copies(of: [.metadata(column)], as: DateColumn.self, generation: generation) { _ in
+                try DateColumn(column, in: db)
+            }?.first
+        }
+
+        /// Every instance's lowercased name, or nil to read SQLite.
+        func names() throws -> NameTexts? {
+            try memory.copies(of: [.names], as: NameTexts.self, generation: generation) { _ in try NameTexts(in: db) }?.first
+        }
+
+        /// Every instance in the order `orderBy` (an ORDER BY list ending in a unique column), or nil
+        /// to sort in SQLite.
+        func ordered(_ orderBy: String) throws -> OrderedKeys? {
+            try memory.copies(of: [.order(orderBy)], as: OrderedKeys.self, generation: generation) { _ in
+                try OrderedKeys(orderBy, in: db)
+            }?.first
+        }
+    }
+}
