@@ -16,7 +16,7 @@ public struct ServerLimits: Sendable {
     public var searches = max(2, ProcessInfo.processInfo.activeProcessorCount)
     /// Memory for in-memory copies of what searches read (`SearchMemory`: fields' values, dates,
     /// names, orders; SQLite only); 0 turns them off. 100,000 instances of 8 fields, 78-word
-    /// descriptions included, take about 70 MB.
+    /// descriptions included, take about 85 MB.
     public var searchMemoryBytes = 256 * 1024 * 1024
 
     // MARK: The pocket (PROTOCOL §8)
