@@ -67,11 +67,16 @@ final class SearchMemoryTests: XCTestCase {
         return Bool.random(using: &rng) ? .condition(.and, operands) : .condition(.or, operands)
     }
 
-    func testCopiesAnswerAsSQLite() throws {
+    func testCopiesAnswerAsSQLite() throws { try checkCopiesAnswerAsSQLite(inBackground: false) }
+
+    /// Copies made on the pool's readers while searches read SQLite, as the server makes them.
+    func testCopiesMadeInTheBackgroundAnswerAsSQLite() throws { try checkCopiesAnswerAsSQLite(inBackground: true) }
+
+    private func checkCopiesAnswerAsSQLite(inBackground: Bool) throws {
         let pool = try makeContentPool()
         var rng = SystemRandomNumberGenerator()
         try pool.write { try ContentTables.upsert(contentsOf: randomInstances(600, using: &rng), in: $0) }
-        let memory = SearchMemory(maxBytes: 64 << 20)
+        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: inBackground ? pool : nil)
         for round in 0..<120 {
             let request = SearchRequest(
                 moduleIds: round % 4 == 0 ? ["m1"] : nil,
@@ -83,6 +88,7 @@ final class SearchMemoryTests: XCTestCase {
             // The first run reads SQLite, the second makes the copies, the third reads them.
             for run in 0..<3 {
                 let answer = try pool.read { try ContentTables.search(request, memory: memory, in: $0) }
+                memory.waitForBackgroundCopies()
                 XCTAssertEqual(answer.items.map(\.id), expected.items.map(\.id), "run \(run): \(request)")
                 XCTAssertEqual(answer.total, expected.total, "run \(run): \(request)")
             }
@@ -91,7 +97,13 @@ final class SearchMemoryTests: XCTestCase {
     }
 
     /// Each kind of write makes the copies stale: the next search sees it.
-    func testEveryWriteIsSeenByTheNextSearch() throws {
+    func testEveryWriteIsSeenByTheNextSearch() throws { try checkEveryWriteIsSeenByTheNextSearch(inBackground: false) }
+
+    func testEveryWriteIsSeenByTheNextSearchWithCopiesMadeInTheBackground() throws {
+        try checkEveryWriteIsSeenByTheNextSearch(inBackground: true)
+    }
+
+    private func checkEveryWriteIsSeenByTheNextSearch(inBackground: Bool) throws {
         let pool = try makeContentPool()
         try pool.write { db in
             try ContentTables.upsert(
@@ -100,13 +112,14 @@ final class SearchMemoryTests: XCTestCase {
                 },
                 in: db)
         }
-        let memory = SearchMemory(maxBytes: 64 << 20)
+        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: inBackground ? pool : nil)
         let request = SearchRequest(
             searchValues: .or(.compare("n", .greaterOrEqual, 45), .compare("t", .like, "road 1")),
             metaSearch: .compare("createdAt", .greater, 1_000), pagination: .init(skip: true), sort: "name asc")
         // Deleted instances, through the copy of deletedAt.
         let deletions = SearchRequest(metaSearch: .compare("deletedAt", .notEqual, nil), pagination: .init(skip: true))
         func ids() throws -> [String] {
+            defer { memory.waitForBackgroundCopies() }
             let withCopies = try pool.read { try ContentTables.search(request, memory: memory, in: $0) }
             let fromSQLite = try pool.read { try ContentTables.search(request, in: $0) }
             XCTAssertEqual(withCopies.items.map(\.id), fromSQLite.items.map(\.id))

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Synchronization
 
@@ -17,12 +18,18 @@ protocol MemoryCopy: Sendable {
 ///
 /// - A copy is made the second time a search of one generation needs it: the first time, the
 ///   search reads SQLite as it would without copies, so a server that writes between most of its
-///   searches pays no extra reads. While one search makes a copy, the others read SQLite.
+///   searches pays no extra reads. While a copy is being made, searches read SQLite.
+/// - Given a `DatabaseReader`, copies are made on it in the background, one set at a time, and
+///   the search that asked reads SQLite meanwhile: no search waits for a copy (with a save every
+///   second, searches that made copies themselves set the slowest hundredth). Without one, the
+///   search that needs a copy makes it.
 /// - Copies made from one snapshot are never used by a search of another generation.
 /// - `maxBytes` bounds the memory; the least recently used copies go first. 0 turns it off.
 /// - Only SQLite, and only read-only transactions (`ContentGeneration.current`).
 public final class SearchMemory: Sendable {
     public let maxBytes: Int
+    /// Where copies are made in the background; nil: by the search that needs them.
+    private let background: (any DatabaseReader)?
     private let state = Mutex(State())
 
     enum Key: Hashable, Sendable {
@@ -37,8 +44,10 @@ public final class SearchMemory: Sendable {
         var copies: [Key: (copy: any MemoryCopy, lastUse: UInt64)] = [:]
         /// Needed once in this generation, not copied yet.
         var seen: Set<Key> = []
-        /// Being copied by a search now: others read SQLite meanwhile rather than copy it too.
+        /// Being copied now: searches read SQLite meanwhile rather than copy it too.
         var copying: Set<Key> = []
+        /// The background copy running now (one at a time, so it never takes both cores).
+        var backgroundCopy: UInt64? = nil
         var bytes = 0
         var uses: UInt64 = 0
 
@@ -48,8 +57,19 @@ public final class SearchMemory: Sendable {
         }
     }
 
-    public init(maxBytes: Int) {
+    /// `copyingFrom`: a pool of the same database, on whose readers copies are made in the
+    /// background (its snapshots carry the generation they copy).
+    public init(maxBytes: Int, copyingFrom background: (any DatabaseReader)? = nil) {
         self.maxBytes = maxBytes
+        self.background = background
+    }
+
+    /// Waits until no copy is being made in the background (for tests), at most `timeout` seconds.
+    func waitForBackgroundCopies(timeout: Double = 10) {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while state.withLock({ $0.backgroundCopy != nil }), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
     /// Memory held now.
@@ -59,10 +79,12 @@ public final class SearchMemory: Sendable {
     /// time: a key needed for the first time in this generation, an old snapshot, or copies
     /// turned off. Missing copies are read with `load`, outside the lock.
     func copies<Copy: MemoryCopy>(
-        of keys: [Key], as type: Copy.Type, generation: Int64, load: (Key) throws -> Copy
+        of keys: [Key], as type: Copy.Type, generation: Int64, load: @escaping @Sendable (Key, Database) throws -> Copy,
+        in db: Database
     ) throws -> [Copy]? {
         guard maxBytes > 0, !keys.isEmpty else { return nil }
         var missing: [Key] = []
+        var backgroundCopy: UInt64? = nil
         let found: [Key: Copy]? = state.withLock { state in
             if generation > state.generation { state.start(generation) }
             guard generation == state.generation else { return nil }
@@ -79,17 +101,52 @@ public final class SearchMemory: Sendable {
                 }
             }
             if readSQLite { return nil }
-            state.copying.formUnion(missing)
-            return found
+            guard !missing.isEmpty, background != nil else {
+                state.copying.formUnion(missing)
+                return found
+            }
+            // Copied in the background while this search reads SQLite; one set of copies at a time.
+            if state.backgroundCopy == nil {
+                state.copying.formUnion(missing)
+                state.backgroundCopy = state.uses
+                backgroundCopy = state.uses
+            }
+            return nil
+        }
+        if let backgroundCopy, let background {
+            copyInBackground(missing, generation: generation, token: backgroundCopy, from: background, load: load)
         }
         guard var copies = found else { return nil }
-        defer { state.withLock { state in if state.generation == generation { state.copying.subtract(missing) } } }
+        defer { finishCopying(missing, generation: generation) }
         for key in missing {
-            let copy = try load(key)
+            let copy = try load(key, db)
             copies[key] = copy
             keep(copy, as: key, generation: generation)
         }
         return keys.compactMap { copies[$0] }
+    }
+
+    /// Makes the copies of `keys` on a reader of `background`, when its snapshot is still of
+    /// `generation` (a write since makes them useless).
+    private func copyInBackground<Copy: MemoryCopy>(
+        _ keys: [Key], generation: Int64, token: UInt64, from background: any DatabaseReader,
+        load: @escaping @Sendable (Key, Database) throws -> Copy
+    ) {
+        background.asyncRead { [self] result in
+            defer {
+                finishCopying(keys, generation: generation)
+                state.withLock { state in if state.backgroundCopy == token { state.backgroundCopy = nil } }
+            }
+            guard let db = try? result.get(), (try? ContentGeneration.current(in: db)) == generation else { return }
+            for key in keys {
+                guard let copy = try? load(key, db) else { return }
+                keep(copy, as: key, generation: generation)
+            }
+        }
+    }
+
+    private func finishCopying(_ keys: [Key], generation: Int64) {
+        state.withLock { state in if state.generation == generation { state.copying.subtract(keys) } }
     }
 
     private func keep(_ copy: any MemoryCopy, as key: Key, generation: Int64) {
@@ -123,30 +180,33 @@ public final class SearchMemory: Sendable {
 
         /// Every field's values, or nil to read SQLite.
         func columns(of fields: [Int64]) throws -> [FieldColumn]? {
-            try memory.copies(of: fields.map(Key.field), as: FieldColumn.self, generation: generation) { key in
-                guard case .field(let field) = key else { preconditionFailure("a field key") }
-                return try FieldColumn(field: field, in: db)
-            }
+            try memory.copies(of: fields.map(Key.field), as: FieldColumn.self, generation: generation, load: Self.field, in: db)
+        }
+
+        private static func field(_ key: Key, _ db: Database) throws -> FieldColumn {
+            guard case .field(let field) = key else { preconditionFailure("a field key") }
+            return try FieldColumn(field: field, in: db)
         }
 
         /// A date column of `content_instance`, or nil to read SQLite.
         func dates(_ column: String) throws -> DateColumn? {
-            try memory.copies(of: [.metadata(column)], as: DateColumn.self, generation: generation) { _ in
-                try DateColumn(column, in: db)
-            }?.first
+            try memory.copies(
+                of: [.metadata(column)], as: DateColumn.self, generation: generation, load: { _, db in try DateColumn(column, in: db) },
+                in: db)?.first
         }
 
         /// Every instance's lowercased name, or nil to read SQLite.
         func names() throws -> NameTexts? {
-            try memory.copies(of: [.names], as: NameTexts.self, generation: generation) { _ in try NameTexts(in: db) }?.first
+            try memory.copies(of: [.names], as: NameTexts.self, generation: generation, load: { _, db in try NameTexts(in: db) }, in: db)?
+                .first
         }
 
         /// Every instance in the order `orderBy` (an ORDER BY list ending in a unique column), or nil
         /// to sort in SQLite.
         func ordered(_ orderBy: String) throws -> OrderedKeys? {
-            try memory.copies(of: [.order(orderBy)], as: OrderedKeys.self, generation: generation) { _ in
-                try OrderedKeys(orderBy, in: db)
-            }?.first
+            try memory.copies(
+                of: [.order(orderBy)], as: OrderedKeys.self, generation: generation, load: { _, db in try OrderedKeys(orderBy, in: db) },
+                in: db)?.first
         }
     }
 }

@@ -38,7 +38,12 @@ struct ServerEnvironment: Sendable {
         self.logger = logger
         streams = StreamAdmission(limits: configuration.limits)
         searches = FairGate(width: configuration.limits.searches)
-        searchMemory = SearchMemory(maxBytes: configuration.limits.searchMemoryBytes)
+        // Copies are made on the pool's readers in the background, so no search waits for one.
+        if case .sqlite(let pool) = storage.backend {
+            searchMemory = SearchMemory(maxBytes: configuration.limits.searchMemoryBytes, copyingFrom: pool)
+        } else {
+            searchMemory = SearchMemory(maxBytes: 0)
+        }
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         // One process serves a SQLite file; PostgreSQL's processes must add up their counts.
         if case .postgres = storage.backend {
