@@ -51,9 +51,10 @@ public final class SearchMemory: Sendable {
         var bytes = 0
         var uses: UInt64 = 0
 
+        /// Forgets the copies of the previous generation; a background copy still running stays
+        /// counted until it ends (its copies are then of no use and are not kept).
         mutating func start(_ next: Int64) {
-            self = State()
-            generation = next
+            self = State(generation: next, backgroundCopy: backgroundCopy, uses: uses)
         }
     }
 
