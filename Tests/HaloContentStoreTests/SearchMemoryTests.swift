@@ -6,7 +6,7 @@ import XCTest
 
 /// Searches that read in-memory copies (`SearchMemory`) answer exactly as SQLite does, and no
 /// copy outlives the data it was made from. On pools: copies serve only read-only transactions,
-/// which only a pool's readers are.
+/// which only a pool's readers are, and are made on them in the background, as the server makes them.
 final class SearchMemoryTests: XCTestCase {
     /// Values of every kind and edge the comparisons meet: numbers (negative, equal, huge),
     /// booleans and "true"/"false" strings, strings with upper case, accents, a NUL, empty ones,
@@ -67,16 +67,26 @@ final class SearchMemoryTests: XCTestCase {
         return Bool.random(using: &rng) ? .condition(.and, operands) : .condition(.or, operands)
     }
 
-    func testCopiesAnswerAsSQLite() throws { try checkCopiesAnswerAsSQLite(inBackground: false) }
+    /// Searches `request` until no new copy is made (each search starts at most one set of copies
+    /// in the background); the answers, every time.
+    private func searchUntilCopied(
+        _ request: SearchRequest, memory: SearchMemory, in pool: DatabasePool
+    ) throws -> [SearchPage] {
+        var pages: [SearchPage] = []
+        var held = -1
+        while held != memory.heldBytes || pages.count < 3 {
+            held = memory.heldBytes
+            pages.append(try pool.read { try ContentTables.search(request, memory: memory, in: $0) })
+            memory.waitForBackgroundCopies()
+        }
+        return pages
+    }
 
-    /// Copies made on the pool's readers while searches read SQLite, as the server makes them.
-    func testCopiesMadeInTheBackgroundAnswerAsSQLite() throws { try checkCopiesAnswerAsSQLite(inBackground: true) }
-
-    private func checkCopiesAnswerAsSQLite(inBackground: Bool) throws {
+    func testCopiesAnswerAsSQLite() throws {
         let pool = try makeContentPool()
         var rng = SystemRandomNumberGenerator()
         try pool.write { try ContentTables.upsert(contentsOf: randomInstances(600, using: &rng), in: $0) }
-        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: inBackground ? pool : nil)
+        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: pool)
         for round in 0..<120 {
             let request = SearchRequest(
                 moduleIds: round % 4 == 0 ? ["m1"] : nil,
@@ -85,10 +95,8 @@ final class SearchMemoryTests: XCTestCase {
                 pagination: round % 5 == 0 ? .init(skip: true) : .init(page: Int.random(in: 1...3, using: &rng), limit: 7),
                 sort: Self.sorts.randomElement(using: &rng) ?? nil)
             let expected = try pool.read { try ContentTables.search(request, in: $0) }
-            // The first run reads SQLite, the second makes the copies, the third reads them.
-            for run in 0..<3 {
-                let answer = try pool.read { try ContentTables.search(request, memory: memory, in: $0) }
-                memory.waitForBackgroundCopies()
+            // From SQLite first, then from copies as they are made, then from copies only.
+            for (run, answer) in try searchUntilCopied(request, memory: memory, in: pool).enumerated() {
                 XCTAssertEqual(answer.items.map(\.id), expected.items.map(\.id), "run \(run): \(request)")
                 XCTAssertEqual(answer.total, expected.total, "run \(run): \(request)")
             }
@@ -97,13 +105,7 @@ final class SearchMemoryTests: XCTestCase {
     }
 
     /// Each kind of write makes the copies stale: the next search sees it.
-    func testEveryWriteIsSeenByTheNextSearch() throws { try checkEveryWriteIsSeenByTheNextSearch(inBackground: false) }
-
-    func testEveryWriteIsSeenByTheNextSearchWithCopiesMadeInTheBackground() throws {
-        try checkEveryWriteIsSeenByTheNextSearch(inBackground: true)
-    }
-
-    private func checkEveryWriteIsSeenByTheNextSearch(inBackground: Bool) throws {
+    func testEveryWriteIsSeenByTheNextSearch() throws {
         let pool = try makeContentPool()
         try pool.write { db in
             try ContentTables.upsert(
@@ -112,7 +114,7 @@ final class SearchMemoryTests: XCTestCase {
                 },
                 in: db)
         }
-        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: inBackground ? pool : nil)
+        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: pool)
         let request = SearchRequest(
             searchValues: .or(.compare("n", .greaterOrEqual, 45), .compare("t", .like, "road 1")),
             metaSearch: .compare("createdAt", .greater, 1_000), pagination: .init(skip: true), sort: "name asc")
@@ -128,10 +130,15 @@ final class SearchMemoryTests: XCTestCase {
             XCTAssertEqual(deleted.items.map(\.id), deletedInSQLite.items.map(\.id), "deleted instances")
             return withCopies.items.map(\.id)
         }
-        // Three times, so that copies are made (on the second) before the next write.
+        // Until every copy is made, so that the next write finds them.
         func idsAfterWrite() throws -> [String] {
-            for _ in 0..<2 { _ = try ids() }
-            return try ids()
+            var held = -1
+            var answer: [String] = []
+            while held != memory.heldBytes {
+                held = memory.heldBytes
+                answer = try ids()
+            }
+            return answer
         }
         for _ in 0..<3 { _ = try ids() }
         XCTAssertGreaterThan(memory.heldBytes, 0)
@@ -174,9 +181,9 @@ final class SearchMemoryTests: XCTestCase {
         try pool.write { try ContentTables.upsert(contentsOf: (1...20).map { instance($0, values: ["n": .number(Double($0))]) }, in: $0) }
         let old = try pool.makeSnapshot()
         try pool.write { try ContentTables.upsert(instance(21, values: ["n": 5]), in: $0) }
-        let memory = SearchMemory(maxBytes: 64 << 20)
+        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: pool)
         let request = SearchRequest(searchValues: .compare("n", .equal, 5), pagination: .init(skip: true))
-        for _ in 0..<3 { XCTAssertEqual(try pool.read { try ContentTables.search(request, memory: memory, in: $0) }.total, 2) }
+        XCTAssertEqual(Set(try searchUntilCopied(request, memory: memory, in: pool).map(\.total)), [2])
         XCTAssertGreaterThan(memory.heldBytes, 0)
         for _ in 0..<3 { XCTAssertEqual(try old.read { try ContentTables.search(request, memory: memory, in: $0) }.total, 1) }
     }
@@ -188,20 +195,23 @@ final class SearchMemoryTests: XCTestCase {
                 contentsOf: (1...300).map { instance($0, values: ["a": .number(Double($0)), "b": .string("text \($0)")]) }, in: db)
         }
         let request = SearchRequest(searchValues: .and(.compare("a", .greater, 10), .compare("b", .less, "text 5")))
-        let memory = SearchMemory(maxBytes: 64 << 20)
+        let memory = SearchMemory(maxBytes: 64 << 20, copyingFrom: pool)
         _ = try pool.read { try ContentTables.search(request, memory: memory, in: $0) }
+        memory.waitForBackgroundCopies()
         XCTAssertEqual(memory.heldBytes, 0, "the first search reads SQLite only")
         _ = try pool.read { try ContentTables.search(request, memory: memory, in: $0) }
+        memory.waitForBackgroundCopies()
+        XCTAssertGreaterThan(memory.heldBytes, 0, "the second starts making copies")
+        _ = try searchUntilCopied(request, memory: memory, in: pool)
         let both = memory.heldBytes
-        XCTAssertGreaterThan(both, 0)
 
-        let small = SearchMemory(maxBytes: both * 2 / 3)
-        for _ in 0..<3 { _ = try pool.read { try ContentTables.search(request, memory: small, in: $0) } }
+        let small = SearchMemory(maxBytes: both * 2 / 3, copyingFrom: pool)
+        _ = try searchUntilCopied(request, memory: small, in: pool)
         XCTAssertGreaterThan(small.heldBytes, 0)
         XCTAssertLessThanOrEqual(small.heldBytes, small.maxBytes)
 
-        let off = SearchMemory(maxBytes: 0)
-        for _ in 0..<3 { _ = try pool.read { try ContentTables.search(request, memory: off, in: $0) } }
+        let off = SearchMemory(maxBytes: 0, copyingFrom: pool)
+        _ = try searchUntilCopied(request, memory: off, in: pool)
         XCTAssertEqual(off.heldBytes, 0)
     }
 }

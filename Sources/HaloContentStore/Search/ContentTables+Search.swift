@@ -291,7 +291,7 @@ extension ContentTables {
     ) throws -> [Int64] {
         let count = matches.count
         guard count > 0, offset < count else { return [] }
-        if let order = try memory?.ordered(orderBy(sortKeys)) {
+        if let order = memory?.ordered(orderBy(sortKeys)) {
             return order.page(of: matches, limit: limit, offset: offset)
         }
         // Expected rows walked: (offset + limit) / density, where `searched` bounds the instances

@@ -1,6 +1,5 @@
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -25,7 +24,8 @@ final class FieldColumn: MemoryCopy {
     let strings: Texts
     /// Whether the field holds longer strings, which `strings` leaves out.
     let hasLongStrings: Bool
-    /// `coalesce(folded, str)` of the strings that are not in the trigram index, up to a NUL.
+    /// `coalesce(folded, str)` of the strings that are not in the trigram index, up to a NUL (as
+    /// LIKE reads them): `like` looks for its parts there (`Texts.insertRows(containing:)`).
     let untrigrammed: Texts
     /// Memory held by the arrays, for the cache's budget.
     let byteCount: Int
@@ -48,6 +48,17 @@ final class FieldColumn: MemoryCopy {
                 }
             }
             return low < high ? low..<high : 0..<0
+        }
+
+        /// Inserts the instances of the rows whose value satisfies every bound (`num >= 10 AND
+        /// num <= 500`).
+        func insertRows(within bounds: [(operation: FilterOperation, value: Double)], into result: inout RowSet) {
+            for row in rows(within: bounds) { result.insert(instances[row]) }
+        }
+
+        /// Inserts the instances of the rows whose value equals one of `values`.
+        func insertRows(equalTo values: [Double], into result: inout RowSet) {
+            for value in Set(values) { insertRows(within: [(.greaterOrEqual, value), (.lessOrEqual, value)], into: &result) }
         }
 
         /// The first row whose value satisfies `predicate`, which holds from some row on.
@@ -149,22 +160,6 @@ final class FieldColumn: MemoryCopy {
 
     // MARK: Comparisons: each inserts the instances of the rows that satisfy it into `result`.
 
-    /// Booleans or numbers (`num`) equal to one of `values`.
-    static func insertEqual(_ scalars: Scalars, to values: [Double], into result: inout RowSet) {
-        for value in Set(values) {
-            for row in scalars.rows(within: [(.greaterOrEqual, value), (.lessOrEqual, value)]) {
-                result.insert(scalars.instances[row])
-            }
-        }
-    }
-
-    /// Booleans or numbers satisfying every bound (`num >= 10 AND num <= 500`).
-    static func insertInRange(
-        _ scalars: Scalars, _ bounds: [(operation: FilterOperation, value: Double)], into result: inout RowSet
-    ) {
-        for row in scalars.rows(within: bounds) { result.insert(scalars.instances[row]) }
-    }
-
     /// Whether `insertStrings(equalTo:)` answers for these operands: none longer than the strings
     /// `strings` holds.
     static func comparesInMemory(_ texts: [String]) -> Bool {
@@ -181,10 +176,8 @@ final class FieldColumn: MemoryCopy {
         }
     }
 
-    /// Whether `insertStrings(_:_:into:)` answers: the field holds no string longer than `strings` keeps.
-    var comparesStringRangesInMemory: Bool { !hasLongStrings }
-
-    /// Strings ordered against `text` as SQLite's BINARY collation orders them.
+    /// Strings ordered against `text` as SQLite's BINARY collation orders them; only for a field
+    /// without long strings (`hasLongStrings`), which `strings` leaves out.
     func insertStrings(_ operation: FilterOperation, _ text: String, into result: inout RowSet) {
         let operand = Array(text.utf8)
         let rows: Range<Int>
@@ -196,12 +189,6 @@ final class FieldColumn: MemoryCopy {
         default: return
         }
         for row in rows { result.insert(strings.instances[row]) }
-    }
-
-    /// Untrigrammed strings whose lowercased text contains every one of `parts` (lowercased,
-    /// without a NUL), read up to a NUL: the answer of `coalesce(folded, str) LIKE '%part%'`.
-    func insertUntrigrammed(containing parts: [String], into result: inout RowSet) {
-        untrigrammed.insertRows(containing: parts, into: &result)
     }
 
     /// Every instance with a value (not null) in the field: long strings are all untrigrammed.

@@ -137,9 +137,9 @@ struct FilterEvaluator {
                         }) : AndOperands(operands)
                 for range in groups.ranges where !result.isEmpty {
                     let fields = fieldsOf[range.property] ?? []
-                    if let columns = try memory?.columns(of: fields) {
+                    if let columns = memory?.columns(of: fields) {
                         result.formIntersection(
-                            matches(in: columns) { FieldColumn.insertInRange($0.numbers, range.bounds, into: &$1) })
+                            matches(in: columns) { $0.numbers.insertRows(within: range.bounds, into: &$1) })
                         continue
                     }
                     let condition = (["kind = 2"] + range.bounds.map { "num \($0.operation.wireName) ?" }).joined(separator: " AND ")
@@ -225,9 +225,9 @@ struct FilterEvaluator {
         guard useTrigramIndex, lookedUp, let db = db as? Database else {
             return try rows("kind = 3 AND \(likes)", patterns, fields: fields)
         }
-        if folded.allSatisfy(SubstringFunction.serves), let columns = try memory?.columns(of: fields) {
+        if folded.allSatisfy(SubstringFunction.serves), let columns = memory?.columns(of: fields) {
             // The strings the trigram index leaves out, from memory; the others from the index, below.
-            var result = matches(in: columns) { $0.insertUntrigrammed(containing: folded, into: &$1) }
+            var result = matches(in: columns) { $0.untrigrammed.insertRows(containing: folded, into: &$1) }
             if ascii { result.formUnion(try trigramMatches(of: folded, fields: fields, in: db)) }
             return result
         }
@@ -269,7 +269,7 @@ struct FilterEvaluator {
     private func valueEquals(_ value: JSONValue, fields: [Int64]) throws -> RowSet {
         switch value {
         case .null:
-            if let columns = try memory?.columns(of: fields) {
+            if let columns = memory?.columns(of: fields) {
                 return matches(in: columns) { $0.insertPresent(into: &$1) }.complement(in: universe)
             }
             return try rows("kind > 0", [], fields: fields).complement(in: universe)
@@ -339,12 +339,12 @@ struct FilterEvaluator {
         var result =
             includesNull
             ? try valueEquals(.null, fields: fields) : RowSet(capacity: capacity)
-        if FieldColumn.comparesInMemory(strings), let columns = try memory?.columns(of: fields) {
+        if FieldColumn.comparesInMemory(strings), let columns = memory?.columns(of: fields) {
             let numberValues = numbers.compactMap(\.doubleValue), booleanValues = booleans.compactMap(\.doubleValue)
             result.formUnion(
                 matches(in: columns) { column, set in
-                    FieldColumn.insertEqual(column.numbers, to: numberValues, into: &set)
-                    FieldColumn.insertEqual(column.booleans, to: booleanValues, into: &set)
+                    column.numbers.insertRows(equalTo: numberValues, into: &set)
+                    column.booleans.insertRows(equalTo: booleanValues, into: &set)
                     column.insertStrings(equalTo: strings, into: &set)
                 })
             return result
@@ -374,19 +374,19 @@ struct FilterEvaluator {
     }
 
     private func valueRange(_ op: FilterOperation, _ value: JSONValue, fields: [Int64]) throws -> RowSet {
-        if let columns = try memory?.columns(of: fields) {
+        if let columns = memory?.columns(of: fields) {
             switch value {
             case .number(let n):
-                return matches(in: columns) { FieldColumn.insertInRange($0.numbers, [(op, n)], into: &$1) }
+                return matches(in: columns) { $0.numbers.insertRows(within: [(op, n)], into: &$1) }
             case .string(let s):
                 if let n = Self.number(fromText: s) {
-                    return matches(in: columns) { FieldColumn.insertInRange($0.numbers, [(op, n)], into: &$1) }
+                    return matches(in: columns) { $0.numbers.insertRows(within: [(op, n)], into: &$1) }
                 }
-                if columns.allSatisfy(\.comparesStringRangesInMemory) {
+                if !columns.contains(where: \.hasLongStrings) {
                     return matches(in: columns) { $0.insertStrings(op, s, into: &$1) }
                 }
             case .bool(let b):
-                return matches(in: columns) { FieldColumn.insertInRange($0.booleans, [(op, b ? 1 : 0)], into: &$1) }
+                return matches(in: columns) { $0.booleans.insertRows(within: [(op, b ? 1 : 0)], into: &$1) }
             case .null, .array, .object:
                 return RowSet(capacity: capacity)
             }
@@ -504,28 +504,21 @@ struct FilterEvaluator {
     private func metadataFromMemory(_ c: FilterComparison, _ column: MetadataProperty, _ memory: SearchMemory.View) throws -> RowSet? {
         if column.name == "name", c.operation == .like {
             let part = try column.likeText(c.value).lowercased()
-            guard SubstringFunction.serves(part), let names = try memory.names() else { return nil }
+            guard SubstringFunction.serves(part), let names = memory.names() else { return nil }
             var result = RowSet(capacity: capacity)
             names.names.insertRows(containing: [part], into: &result)
             return result
         }
-        guard column.kind == .date, DateColumn.columns.contains(column.sql), c.operation != .like,
-            let dates = try memory.dates(column.sql), dates.isExact
-        else { return nil }
-        /// The instances with a value equal to one of `operands`, or without one for null.
+        guard column.kind == .date, c.operation != .like, let dates = memory.dates(column.sql), dates.isExact else { return nil }
+        /// The instances with a value equal to one of `operands`, or without one for null (every
+        /// instance is searched here, so those are all of `universe` that has none).
         func equal(_ operands: [JSONValue]) throws -> RowSet {
             var result = RowSet(capacity: capacity)
             for operand in operands {
                 if operand.isNull {
-                    if column.sql == "deleted_at" {
-                        var present = RowSet(capacity: capacity)
-                        for key in dates.values.instances { present.insert(key) }
-                        result.formUnion(present.complement(in: universe))
-                    } else {
-                        for key in dates.nulls { result.insert(key) }
-                    }
+                    for key in dates.nulls { result.insert(key) }
                 } else if case .real(let n) = try column.operand(operand) {
-                    FieldColumn.insertEqual(dates.values, to: [n], into: &result)
+                    dates.values.insertRows(equalTo: [n], into: &result)
                 }
             }
             return result
@@ -537,7 +530,7 @@ struct FilterEvaluator {
         case .greater, .less, .greaterOrEqual, .lessOrEqual:
             var result = RowSet(capacity: capacity)
             guard !c.value.isNull, case .real(let n) = try column.operand(c.value) else { return result }
-            FieldColumn.insertInRange(dates.values, [(c.operation, n)], into: &result)
+            dates.values.insertRows(within: [(c.operation, n)], into: &result)
             return result
         case .like, .unrecognized: return nil
         }

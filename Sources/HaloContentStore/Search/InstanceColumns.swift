@@ -15,8 +15,9 @@ final class DateColumn: MemoryCopy {
     let isExact: Bool
     let byteCount: Int
 
-    /// The date columns a `DateColumn` can copy.
-    static let columns: Set<String> = ["created_at", "updated_at", "published_at", "removed_at", "archived_at", "deleted_at"]
+    /// The date columns a `DateColumn` can copy: the columns of the metadata searched as dates.
+    static let columns = Set(
+        FilterEvaluator.metadataColumns.filter { $0.value == .date }.keys.compactMap { ContentSchema.metadataColumns[$0] })
 
     init(_ column: String, in db: Database) throws {
         guard Self.columns.contains(column) else { throw ContentStoreError.invalidRequest("\(column) is not a date column") }

@@ -16,20 +16,19 @@ protocol MemoryCopy: Sendable {
 /// searches need them. Elasticsearch's field data works alike: loaded for a whole field the
 /// first time a query needs it, then shared by every query on that field, whatever it asks.
 ///
-/// - A copy is made the second time a search of one generation needs it: the first time, the
-///   search reads SQLite as it would without copies, so a server that writes between most of its
-///   searches pays no extra reads. While a copy is being made, searches read SQLite.
-/// - Given a `DatabaseReader`, copies are made on it in the background, one set at a time, and
-///   the search that asked reads SQLite meanwhile: no search waits for a copy (with a save every
-///   second, searches that made copies themselves set the slowest hundredth). Without one, the
-///   search that needs a copy makes it.
+/// - A copy is made from the second time a search of one generation needs it: the first time,
+///   the search reads SQLite as it would without copies, so a server that writes between most of
+///   its searches pays no extra reads.
+/// - Copies are made in the background on a reader of the database, one set at a time, and
+///   searches read SQLite meanwhile: no search waits for a copy (with a save every second,
+///   searches that made copies themselves set the slowest hundredth).
 /// - Copies made from one snapshot are never used by a search of another generation.
 /// - `maxBytes` bounds the memory; the least recently used copies go first. 0 turns it off.
 /// - Only SQLite, and only read-only transactions (`ContentGeneration.current`).
 public final class SearchMemory: Sendable {
     public let maxBytes: Int
-    /// Where copies are made in the background; nil: by the search that needs them.
-    private let background: (any DatabaseReader)?
+    /// Where copies are made, in the background.
+    private let background: any DatabaseReader
     private let state = Mutex(State())
 
     enum Key: Hashable, Sendable {
@@ -58,9 +57,9 @@ public final class SearchMemory: Sendable {
         }
     }
 
-    /// `copyingFrom`: a pool of the same database, on whose readers copies are made in the
+    /// `copyingFrom`: a pool of the database searched, on whose readers copies are made in the
     /// background (its snapshots carry the generation they copy).
-    public init(maxBytes: Int, copyingFrom background: (any DatabaseReader)? = nil) {
+    public init(maxBytes: Int, copyingFrom background: any DatabaseReader) {
         self.maxBytes = maxBytes
         self.background = background
     }
@@ -77,66 +76,53 @@ public final class SearchMemory: Sendable {
     public var heldBytes: Int { state.withLock { $0.bytes } }
 
     /// The copies of `keys` as of `generation`, or nil when the search should read SQLite this
-    /// time: a key needed for the first time in this generation, an old snapshot, or copies
-    /// turned off. Missing copies are read with `load`, outside the lock.
+    /// time: a key needed for the first time in this generation or being copied, an old snapshot,
+    /// or copies turned off. A second need of keys not copied yet starts copying them with `load`
+    /// in the background, unless a copy is running already.
     func copies<Copy: MemoryCopy>(
-        of keys: [Key], as type: Copy.Type, generation: Int64, load: @escaping @Sendable (Key, Database) throws -> Copy,
-        in db: Database
-    ) throws -> [Copy]? {
+        of keys: [Key], as type: Copy.Type, generation: Int64, load: @escaping @Sendable (Key, Database) throws -> Copy
+    ) -> [Copy]? {
         guard maxBytes > 0, !keys.isEmpty else { return nil }
         var missing: [Key] = []
-        var backgroundCopy: UInt64? = nil
-        let found: [Key: Copy]? = state.withLock { state in
+        var token: UInt64? = nil
+        let found: [Copy]? = state.withLock { state in
             if generation > state.generation { state.start(generation) }
             guard generation == state.generation else { return nil }
             state.uses += 1
-            var found: [Key: Copy] = [:]
-            var readSQLite = false
+            var found: [Copy] = []
+            var secondNeed = true
             for key in keys {
                 if let entry = state.copies[key], let copy = entry.copy as? Copy {
-                    found[key] = copy
+                    found.append(copy)
                     state.copies[key]?.lastUse = state.uses
                 } else {
                     missing.append(key)
-                    if state.seen.insert(key).inserted || state.copying.contains(key) { readSQLite = true }
+                    if state.seen.insert(key).inserted || state.copying.contains(key) { secondNeed = false }
                 }
             }
-            if readSQLite { return nil }
-            guard !missing.isEmpty, background != nil else {
-                state.copying.formUnion(missing)
-                return found
-            }
-            // Copied in the background while this search reads SQLite; one set of copies at a time.
-            if state.backgroundCopy == nil {
+            if missing.isEmpty { return found }
+            if secondNeed, state.backgroundCopy == nil {
                 state.copying.formUnion(missing)
                 state.backgroundCopy = state.uses
-                backgroundCopy = state.uses
+                token = state.uses
             }
             return nil
         }
-        if let backgroundCopy, let background {
-            copyInBackground(missing, generation: generation, token: backgroundCopy, from: background, load: load)
-        }
-        guard var copies = found else { return nil }
-        defer { finishCopying(missing, generation: generation) }
-        for key in missing {
-            let copy = try load(key, db)
-            copies[key] = copy
-            keep(copy, as: key, generation: generation)
-        }
-        return keys.compactMap { copies[$0] }
+        if let token { copyInBackground(missing, generation: generation, token: token, load: load) }
+        return found
     }
 
     /// Makes the copies of `keys` on a reader of `background`, when its snapshot is still of
     /// `generation` (a write since makes them useless).
     private func copyInBackground<Copy: MemoryCopy>(
-        _ keys: [Key], generation: Int64, token: UInt64, from background: any DatabaseReader,
-        load: @escaping @Sendable (Key, Database) throws -> Copy
+        _ keys: [Key], generation: Int64, token: UInt64, load: @escaping @Sendable (Key, Database) throws -> Copy
     ) {
         background.asyncRead { [self] result in
             defer {
-                finishCopying(keys, generation: generation)
-                state.withLock { state in if state.backgroundCopy == token { state.backgroundCopy = nil } }
+                state.withLock { state in
+                    if state.generation == generation { state.copying.subtract(keys) }
+                    if state.backgroundCopy == token { state.backgroundCopy = nil }
+                }
             }
             guard let db = try? result.get(), (try? ContentGeneration.current(in: db)) == generation else { return }
             for key in keys {
@@ -144,10 +130,6 @@ public final class SearchMemory: Sendable {
                 keep(copy, as: key, generation: generation)
             }
         }
-    }
-
-    private func finishCopying(_ keys: [Key], generation: Int64) {
-        state.withLock { state in if state.generation == generation { state.copying.subtract(keys) } }
     }
 
     private func keep(_ copy: any MemoryCopy, as key: Key, generation: Int64) {
@@ -163,12 +145,10 @@ public final class SearchMemory: Sendable {
         }
     }
 
-    /// What one search uses: the copies, the generation its snapshot reads, and its connection to
-    /// read a missing copy with.
+    /// What one search uses: the copies, and the generation its snapshot reads.
     struct View {
         let memory: SearchMemory
         let generation: Int64
-        let db: Database
 
         /// The view of a search on `db`, or nil when copies cannot serve it (see
         /// `ContentGeneration.current`).
@@ -176,12 +156,12 @@ public final class SearchMemory: Sendable {
             guard let memory, memory.maxBytes > 0, let sqlite = db as? Database,
                 let generation = try ContentGeneration.current(in: sqlite)
             else { return nil }
-            (self.memory, self.generation, self.db) = (memory, generation, sqlite)
+            (self.memory, self.generation) = (memory, generation)
         }
 
         /// Every field's values, or nil to read SQLite.
-        func columns(of fields: [Int64]) throws -> [FieldColumn]? {
-            try memory.copies(of: fields.map(Key.field), as: FieldColumn.self, generation: generation, load: Self.field, in: db)
+        func columns(of fields: [Int64]) -> [FieldColumn]? {
+            memory.copies(of: fields.map(Key.field), as: FieldColumn.self, generation: generation, load: Self.field)
         }
 
         private static func field(_ key: Key, _ db: Database) throws -> FieldColumn {
@@ -190,24 +170,22 @@ public final class SearchMemory: Sendable {
         }
 
         /// A date column of `content_instance`, or nil to read SQLite.
-        func dates(_ column: String) throws -> DateColumn? {
-            try memory.copies(
-                of: [.metadata(column)], as: DateColumn.self, generation: generation, load: { _, db in try DateColumn(column, in: db) },
-                in: db)?.first
+        func dates(_ column: String) -> DateColumn? {
+            memory.copies(of: [.metadata(column)], as: DateColumn.self, generation: generation) { _, db in try DateColumn(column, in: db) }?
+                .first
         }
 
         /// Every instance's lowercased name, or nil to read SQLite.
-        func names() throws -> NameTexts? {
-            try memory.copies(of: [.names], as: NameTexts.self, generation: generation, load: { _, db in try NameTexts(in: db) }, in: db)?
-                .first
+        func names() -> NameTexts? {
+            memory.copies(of: [.names], as: NameTexts.self, generation: generation) { _, db in try NameTexts(in: db) }?.first
         }
 
         /// Every instance in the order `orderBy` (an ORDER BY list ending in a unique column), or nil
         /// to sort in SQLite.
-        func ordered(_ orderBy: String) throws -> OrderedKeys? {
-            try memory.copies(
-                of: [.order(orderBy)], as: OrderedKeys.self, generation: generation, load: { _, db in try OrderedKeys(orderBy, in: db) },
-                in: db)?.first
+        func ordered(_ orderBy: String) -> OrderedKeys? {
+            memory.copies(of: [.order(orderBy)], as: OrderedKeys.self, generation: generation) { _, db in try OrderedKeys(orderBy, in: db)
+            }?
+            .first
         }
     }
 }

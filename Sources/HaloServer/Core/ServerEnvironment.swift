@@ -14,8 +14,8 @@ struct ServerEnvironment: Sendable {
     let streams: StreamAdmission
     /// Searches running at once (`ServerLimits.searches`).
     let searches: FairGate
-    /// In-memory copies of what searches read (`ServerLimits.searchMemoryBytes`).
-    let searchMemory: SearchMemory
+    /// In-memory copies of what searches read (`ServerLimits.searchMemoryBytes`); SQLite only.
+    let searchMemory: SearchMemory?
     /// Where password hashes run (off the cooperative thread pool).
     let hashing: HashingExecutor
     /// Brute-force protection of logins and token grants.
@@ -42,7 +42,7 @@ struct ServerEnvironment: Sendable {
         if case .sqlite(let pool) = storage.backend {
             searchMemory = SearchMemory(maxBytes: configuration.limits.searchMemoryBytes, copyingFrom: pool)
         } else {
-            searchMemory = SearchMemory(maxBytes: 0)
+            searchMemory = nil
         }
         hashing = HashingExecutor(width: configuration.passwordHashingConcurrency ?? HashingExecutor.defaultWidth)
         // One process serves a SQLite file; PostgreSQL's processes must add up their counts.
