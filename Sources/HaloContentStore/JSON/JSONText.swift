@@ -41,7 +41,7 @@ extension JSONValue {
 
     static func writeString(_ s: String, into out: inout String) {
         // Most strings need no escaping: copy them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !s.containsUTF8Byte(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             out += "\""
             out += s
             out += "\""

@@ -103,7 +103,7 @@ enum ContentRows {
     /// `text.lowercased()`, without making a new string when it is already lowercase ASCII (most
     /// values of a bulk load: ids, codes, words).
     static func folded(_ text: String) -> String {
-        text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } ? text : text.lowercased()
+        text.containsUTF8Byte(where: { $0 >= 0x80 || (0x41...0x5A).contains($0) }) ? text.lowercased() : text
     }
 
     static func tagsText(_ tags: [WireTag]) -> String {

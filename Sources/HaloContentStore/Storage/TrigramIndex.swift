@@ -82,12 +82,7 @@ enum TrigramIndex {
     /// True when every byte is in 0x01…0x7F (NUL is excluded: FTS5 would cut the text there) and
     /// there are at most `maxBytes` of them.
     static func isPlainASCII(_ text: String, maxBytes: Int) -> Bool {
-        var count = 0
-        for byte in text.utf8 {
-            count += 1
-            if byte == 0 || byte >= 0x80 || count > maxBytes { return false }
-        }
-        return true
+        text.utf8.count <= maxBytes && !text.containsUTF8Byte(where: { $0 == 0 || $0 >= 0x80 })
     }
 
     /// Instances with an indexed string of `fields` containing `folded` (a lowercased, plain

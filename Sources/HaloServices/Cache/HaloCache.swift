@@ -72,10 +72,15 @@ public final class HaloCache: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             // A cache is rebuilt from the server if a power cut loses its last commits, so skip the
-            // per-commit fsync; a larger page cache and rarer checkpoints keep a big sync off the disk.
+            // per-commit fsync; rarer checkpoints keep a big sync off the disk.
             // Pending edits are the user's: every commit of theirs reaches the disk.
+            // An 8 MiB page cache per connection: a 100,000-instance first sync cost no more CPU
+            // than with 16, 32 or 128 MiB (its pages reach the WAL whatever the size; 4 MiB cost
+            // 3% more, 2 MiB 8%), and its memory grew by 39 MB instead of 96 with 32 MiB (the
+            // index rebuild's sorter sizes its runs by the cache too). Incremental syncs and
+            // offline searches took as long.
             configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 32768")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 32768")
                 try db.execute(sql: "ATTACH DATABASE ? AS \(OutboxSchema.schema)", arguments: [outboxFile.path])
                 try db.execute(sql: "PRAGMA \(OutboxSchema.schema).synchronous = FULL")
             }

@@ -61,6 +61,14 @@ struct SyncStreamParser {
         var offset = start
         var ended = false
         while offset < bytes.count, !ended {
+            if inString && !escaped {
+                // Inside a string (most of an answer's bytes: long texts) only a quote or a
+                // backslash changes anything: skip to the next one without following each byte.
+                while offset < bytes.count, bytes[offset] != UInt8(ascii: "\""), bytes[offset] != UInt8(ascii: "\\") {
+                    offset += 1
+                }
+                if offset == bytes.count { break }
+            }
             ended = follow(bytes[offset])
             offset += 1
         }
