@@ -441,6 +441,9 @@ enum GoldenCache {
     static func dump(_ cache: HaloCache, sortKey: @escaping (String) -> String) throws -> GoldenJSON {
         // A writer connection: the trigram index is read through a temporary fts5vocab table.
         try cache.write { db in
+            // The cache writes a field's value rows when a search first compares it: the corpus
+            // holds them all, as the code before that wrote them with every sync.
+            try ContentTables.indexValues(ofFields: Int64.fetchAll(db, sql: "SELECT field FROM content_field WHERE indexed = 0"), in: db)
             var tables: [String: GoldenJSON] = [:]
             var instanceIds: [Int64: String] = [:]
             var instanceModules: [Int64: String] = [:]
@@ -476,7 +479,7 @@ enum GoldenCache {
                 drop: ["pk"],
                 replace: { column, value, row in column == "instance_id" && value.isNull ? instance(row["pk"]) : nil }
             ) { row in [row["instance_id"] ?? "", String(row["pk"] as Int64)] }
-            tables["content_field"] = try table(db, "SELECT * FROM content_field", drop: ["field"]) { row in
+            tables["content_field"] = try table(db, "SELECT * FROM content_field", drop: ["field", "indexed"]) { row in
                 [sortKey(row["module"] ?? ""), row["name"] ?? ""]
             }
             tables["content_value"] = try table(

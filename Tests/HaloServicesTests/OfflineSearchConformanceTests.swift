@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HaloServer
 import XCTest
 
@@ -46,6 +47,9 @@ final class OfflineSearchConformanceTests: XCTestCase {
         let engine = SyncEngine(cache: cache, core: try server.core())
         let outcomes = await engine.sync([SyncQuery(moduleId: bench[0]), SyncQuery(moduleName: "Bench 2"), SyncQuery(moduleId: articles)])
         for (key, outcome) in outcomes { XCTAssertNoThrow(try outcome.get(), key) }
+        // The sync wrote no value rows: each field gets them when a search below first compares it.
+        func valueRows() throws -> Int { try cache.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM content_value") ?? -1 } }
+        XCTAssertEqual(try valueRows(), 0)
 
         let sample = try XCTUnwrap(first.dropFirst(40).first?["values"]?["title"]?.stringValue)
         let word = String(sample.lowercased().prefix(4))
@@ -148,6 +152,9 @@ final class OfflineSearchConformanceTests: XCTestCase {
             XCTAssertEqual(offline.paginationInfo, online.paginationInfo, "\(label): totals differ")
             XCTAssertEqual(offline.instances, online.instances, "\(label): instance contents differ")
         }
+        XCTAssertGreaterThan(try valueRows(), 1_200, "the searches wrote the rows of the fields they compare")
+        let waiting = try cache.read { try String.fetchAll($0, sql: "SELECT DISTINCT name FROM content_field WHERE indexed = 0") }
+        XCTAssertTrue(waiting.contains("description"), "a field no search compared still waits: \(waiting)")
         // The table is not vacuous: most cases return items, and the filters do filter.
         let nonEmpty = try cases.filter { try !cache.searchLocally(body: $0.1).instances.isEmpty }.count
         XCTAssertGreaterThanOrEqual(nonEmpty, cases.count - 2)

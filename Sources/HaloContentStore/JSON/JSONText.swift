@@ -30,11 +30,11 @@ extension JSONValue {
 
     static func writeObject(_ members: [String: JSONValue], into out: inout String) {
         out += "{"
-        for (index, key) in members.keys.sorted().enumerated() {
+        for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { out += "," }
-            writeString(key, into: &out)
+            writeString(member.key, into: &out)
             out += ":"
-            if let member = members[key] { write(member, into: &out) }
+            write(member.value, into: &out)
         }
         out += "}"
     }

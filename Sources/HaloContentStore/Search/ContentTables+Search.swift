@@ -125,7 +125,7 @@ extension ContentTables {
     }
 
     /// nil = every module; otherwise the union of the named modules (possibly none).
-    private static func moduleScope(of request: SearchRequest, schema: SearchSchema) -> [String]? {
+    static func moduleScope(of request: SearchRequest, schema: SearchSchema) -> [String]? {
         var names = request.moduleNames ?? []
         if let name = request.moduleName { names.append(name) }
         let ids = request.moduleIds ?? []

@@ -378,6 +378,9 @@ enum ContentSchema {
         SecondaryIndex("content_instance_published", on: "content_instance(published_at)"),
     ]
 
+    /// The two indexes of `content_value` among `secondaryIndexes`.
+    static var valueIndexes: [SecondaryIndex] { secondaryIndexes.filter { $0.definition.hasPrefix("content_value(") } }
+
     static func addOrderIndexesOnSQLite(_ db: Database) throws {
         for index in sqliteOrderIndexes { try db.execute(sql: index.createSQL) }
     }

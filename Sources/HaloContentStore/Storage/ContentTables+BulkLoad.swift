@@ -35,7 +35,7 @@ extension ContentTables {
     }
 
     /// Drops `indexes`, runs `body`, and builds them again, also when `body` throws.
-    private static func deferring<T>(
+    static func deferring<T>(
         _ indexes: [ContentSchema.SecondaryIndex], execute: (String) throws -> Void, _ body: () throws -> T
     ) throws -> T {
         for index in indexes { try execute(index.dropSQL) }

@@ -29,6 +29,7 @@ public enum ContentTables {
         StorageMigration("content_v8_postgres_short_trigrams", sqlite: { _ in }, postgres: ContentSchema.splitTrigramIndexOnPostgres),
         StorageMigration("content_v9_sqlite_orders", sqlite: ContentSchema.addOrderIndexesOnSQLite, postgres: { _ in }),
         StorageMigration("content_v10_generation", sqlite: ContentGeneration.createTable, postgres: { _ in }),
+        StorageMigration("content_v11_values_on_demand", sqlite: ValueIndexOnDemand.createColumns, postgres: { _ in }),
     ]
 
     // MARK: Writing

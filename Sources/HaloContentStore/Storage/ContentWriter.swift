@@ -13,8 +13,13 @@ final class ContentWriter {
     private let insertTag: Statement
     private let insertField: Statement
     private let selectField: Statement
-    /// module → field name → content_field.field; fields repeat on every instance of a module.
-    private var fieldNumbers: [String: [String: Int64]] = [:]
+    /// module → field name → content_field.field and whether its value rows are written (see
+    /// `ValueIndexOnDemand`); fields repeat on every instance of a module.
+    private var registeredFields: [String: [String: RegisteredField]] = [:]
+    /// Value rows the current batch inserted.
+    private var valueRowsWritten = 0
+    /// Whether fields met for the first time wait for a search before their value rows are written.
+    private let newFieldsOnDemand: Bool
     /// Fields already marked `multi` by this writer.
     private var multiFields: Set<Int64> = []
     private let markMulti: Statement
@@ -48,8 +53,9 @@ final class ContentWriter {
                 INSERT INTO content_value (instance, field, ord, kind, num, str, folded, trigram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         insertTag = try db.cachedStatement(sql: "INSERT INTO content_tag (instance, ord, name, value) VALUES (?, ?, ?, ?)")
-        insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name) VALUES (?, ?)")
-        selectField = try db.cachedStatement(sql: "SELECT field FROM content_field WHERE name = ? AND module = ?")
+        insertField = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_field (module, name, indexed) VALUES (?, ?, ?)")
+        selectField = try db.cachedStatement(sql: "SELECT field, indexed FROM content_field WHERE name = ? AND module = ?")
+        newFieldsOnDemand = try ValueIndexOnDemand.isOn(in: db)
         markMulti = try db.cachedStatement(sql: "UPDATE content_field SET multi = 1 WHERE field = ? AND multi = 0")
         selectStoredContent = try db.cachedStatement(
             sql: """
@@ -94,14 +100,20 @@ final class ContentWriter {
         let encoded = batch.map(ContentRows.Body.init)
         let kept = try keptContent(batch, encoded)
         let pks = try batch.map { try upsertMetadata($0, keepingIndexedColumns: kept.indexedColumns.contains($0.id)) }
-        // Only instances whose values change leave and re-enter the trigram index.
+        // Only instances whose values change leave and re-enter the trigram index; only those
+        // stored before the batch have strings in it to leave.
         let reindexed = Array(Set(zip(batch, pks).filter { !kept.values.contains($0.0.id) }.map(\.1))).sorted()
-        try TrigramIndex.remove(instances: reindexed, in: db)
+        let stored = Set(zip(batch, pks).filter { kept.stored.contains($0.0.id) }.map(\.1))
+        try TrigramIndex.remove(instances: reindexed.filter(stored.contains), in: db)
+        valueRowsWritten = 0
         do {
+            // An instance new to the store (a first sync: all of them) has no rows to delete first.
+            var written = kept.stored
             for ((instance, content), pk) in zip(zip(batch, encoded), pks) {
                 try writeContent(
-                    instance, content, pk: pk, keepBody: kept.bodies.contains(instance.id),
-                    keepValues: kept.values.contains(instance.id), keepTags: kept.tags.contains(instance.id))
+                    instance, content, pk: pk, hasRows: !written.insert(instance.id).inserted,
+                    keepBody: kept.bodies.contains(instance.id), keepValues: kept.values.contains(instance.id),
+                    keepTags: kept.tags.contains(instance.id))
             }
         } catch {
             // Whatever rows the batch's instances hold now (new, half-written or untouched), the
@@ -110,11 +122,14 @@ final class ContentWriter {
             try? TrigramIndex.add(instances: reindexed, in: db)
             throw error
         }
-        try TrigramIndex.add(instances: reindexed, in: db)
+        // No value row written (fields whose rows wait for a search): no string to index.
+        if valueRowsWritten > 0 { try TrigramIndex.add(instances: reindexed, in: db) }
     }
 
     /// What `keptContent` found already stored, by instance id.
     private struct KeptContent {
+        /// Stored before the batch (the others have no rows yet).
+        var stored: Set<String> = []
         /// Value rows (and their trigram entries) already right.
         var values: Set<String> = []
         /// Tag rows already right.
@@ -147,11 +162,11 @@ final class ContentWriter {
                 publishedAt: row[7])
         }
         if stored.isEmpty { return KeptContent() }  // all new (a first sync): nothing to compare
+        var kept = KeptContent(stored: Set(stored.keys))
         var sameValues: [String: Bool] = [:]
         var sameTags: [String: Bool] = [:]
         var sameBody: [String: Bool] = [:]
         var occurrences: [String: Int] = [:]
-        var kept = KeptContent()
         for (instance, content) in zip(batch, encoded) {
             occurrences[instance.id, default: 0] += 1
             guard let row = stored[instance.id], row.module == instance.module else {
@@ -218,9 +233,10 @@ final class ContentWriter {
     }
 
     /// Replaces the instance's body, value rows and tags (its strings are out of the trigram index
-    /// unless `keepValues`); kept rows already hold what the instance would write.
+    /// unless `keepValues`); kept rows already hold what the instance would write. `hasRows`:
+    /// the key may have value and tag rows already (else there is nothing to delete first).
     private func writeContent(
-        _ instance: WireInstance, _ content: ContentRows.Body, pk: Int64,
+        _ instance: WireInstance, _ content: ContentRows.Body, pk: Int64, hasRows: Bool,
         keepBody: Bool, keepValues: Bool, keepTags: Bool
     ) throws {
         if !keepBody {
@@ -232,26 +248,32 @@ final class ContentWriter {
             try upsertBody.execute()
         }
         if !keepValues {
-            try deleteValues.execute(arguments: [pk])
-            let knownFields = fieldNumbers[instance.module] ?? [:]  // one lookup per instance, not per value
+            if hasRows { try deleteValues.execute(arguments: [pk]) }
+            let knownFields = registeredFields[instance.module] ?? [:]  // one lookup per instance, not per value
             for (fieldName, value) in instance.values {
-                let field = try knownFields[fieldName] ?? fieldNumber(module: instance.module, name: fieldName)
-                var ord: Int64 = 0
-                try ContentRows.forEachScalar(in: value, depth: 0) { scalar in
-                    try insertScalar(scalar, instance: pk, field: field, ord: ord)
-                    ord += 1
-                }
-                if ord > 1 && !multiFields.contains(field) {
-                    try markMulti.execute(arguments: [field])
-                    multiFields.insert(field)
-                }
+                let field = try knownFields[fieldName] ?? registeredField(module: instance.module, name: fieldName)
+                if field.indexed { try insertScalars(of: value, instance: pk, field: field.number) }
             }
         }
         if !keepTags {
-            try deleteTags.execute(arguments: [pk])
+            if hasRows { try deleteTags.execute(arguments: [pk]) }
             for (ord, tag) in instance.tags.enumerated() {
                 try insertTag.execute(arguments: [pk, ord, tag.name, tag.value])
             }
+        }
+    }
+
+    /// The value rows of one field of one instance (one per scalar), marking the field `multi`
+    /// when it holds several.
+    private func insertScalars(of value: JSONValue, instance: Int64, field: Int64) throws {
+        var ord: Int64 = 0
+        try ContentRows.forEachScalar(in: value, depth: 0) { scalar in
+            try insertScalar(scalar, instance: instance, field: field, ord: ord)
+            ord += 1
+        }
+        if ord > 1 && !multiFields.contains(field) {
+            try markMulti.execute(arguments: [field])
+            multiFields.insert(field)
         }
     }
 
@@ -267,23 +289,75 @@ final class ContentWriter {
         row.add(value.folded)
         row.add(value.trigram)
         try insertValue.execute()
+        valueRowsWritten += 1
     }
 
-    private func fieldNumber(module: String, name: String) throws -> Int64 {
-        if let known = fieldNumbers[module]?[name] { return known }
-        try insertField.execute(arguments: [module, name])
-        guard let number = try Int64.fetchOne(selectField, arguments: [name, module]) else {
+    struct RegisteredField {
+        let number: Int64
+        /// Its value rows are written (0 in `content_field.indexed`: they wait for a search).
+        let indexed: Bool
+    }
+
+    private func registeredField(module: String, name: String) throws -> RegisteredField {
+        if let known = registeredFields[module]?[name] { return known }
+        try insertField.execute(arguments: [module, name, newFieldsOnDemand ? 0 : 1])
+        guard let row = try Row.fetchOne(selectField, arguments: [name, module]) else {
             throw ContentStoreError.corruptData("field \(name) of module \(module) could not be registered")
         }
-        fieldNumbers[module, default: [:]][name] = number
-        return number
+        let field = RegisteredField(number: row[0], indexed: row[1])
+        registeredFields[module, default: [:]][name] = field
+        return field
     }
 
+    /// Writes the value rows (and trigram entries) of these fields, which waited for a search
+    /// (`ValueIndexOnDemand`), from the stored bodies of their modules' instances; then they are
+    /// kept up to date as any other. Fields already indexed are left alone.
+    func indexValues(ofFields numbers: [Int64]) throws {
+        guard !numbers.isEmpty else { return }
+        let list = ContentReader.jsonArray(numbers)
+        var waiting: [String: [String: Int64]] = [:]  // module → name → field
+        for row in try Row.fetchAll(
+            db, sql: "SELECT field, module, name FROM content_field WHERE indexed = 0 AND field IN (SELECT value FROM json_each(?))",
+            arguments: [list])
+        {
+            waiting[row[1], default: [:]][row[2]] = row[0]
+        }
+        guard !waiting.isEmpty else { return }
+        // Batches in key order, each resuming after the last: along the table itself (NOT
+        // INDEXED), where a module's index would read the whole module again for every batch.
+        let bodies = try db.cachedStatement(
+            sql: """
+                SELECT i.pk, b.values_json FROM content_instance AS i NOT INDEXED JOIN content_body b ON b.pk = i.pk
+                WHERE i.module = ? AND i.pk > ? ORDER BY i.pk LIMIT \(Self.batchSize)
+                """)
+        for (module, fields) in waiting.sorted(by: { $0.key < $1.key }) {
+            var after: Int64 = 0
+            while true {
+                let batch = try Row.fetchAll(bodies, arguments: [module, after]).map { ($0[0] as Int64, $0[1] as String) }
+                guard let last = batch.last else { break }
+                for (pk, text) in batch {
+                    guard case .object(let values) = try JSONParser.parse(text) else {
+                        throw ContentStoreError.corruptData("the stored values of instance key \(pk) are not an object")
+                    }
+                    for (name, field) in fields {
+                        if let value = values[name] { try insertScalars(of: value, instance: pk, field: field) }
+                    }
+                }
+                after = last.0
+            }
+        }
+        let indexed = waiting.values.flatMap(\.values).sorted()
+        for field in indexed { try TrigramIndex.add(field: field, in: db) }
+        try db.execute(
+            sql: "UPDATE content_field SET indexed = 1 WHERE field IN (SELECT value FROM json_each(?))",
+            arguments: [ContentReader.jsonArray(indexed)])
+    }
 }
 
 extension JSONValue {
     static func objectText(_ members: [String: JSONValue]) -> String {
         var out = ""
+        out.reserveCapacity(1024)  // an instance's values: ~700 bytes in a typical module
         writeObject(members, into: &out)
         return out
     }

@@ -57,6 +57,18 @@ enum TrigramIndex {
         ).execute(arguments: [ContentReader.jsonArray(pks)])
     }
 
+    /// Indexes the `trigram = 1` strings of one field (not indexed yet): a field whose value
+    /// rows were written on demand (`ValueIndexOnDemand`). Its rows form one rowid range.
+    static func add(field: Int64, in db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO content_trigram (rowid, text)
+                SELECT \(rowidSQL) AS r, coalesce(folded, str) FROM content_value
+                WHERE field = ? AND trigram = 1 ORDER BY r
+                """
+        ).execute(arguments: [field])
+    }
+
     /// Takes the indexed strings of these instances out of the index; run before their
     /// `content_value` rows are deleted.
     static func remove(instances pks: [Int64], in db: Database) throws {

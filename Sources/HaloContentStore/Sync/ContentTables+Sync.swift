@@ -203,6 +203,7 @@ extension ContentTables {
     public static func removeAll(moduleId: String, in db: any SQLExecutor) throws -> Int {
         let ids = try db.fetchColumn(String.self, "SELECT id FROM content_instance WHERE module = ?", moduleId)
         try hardDelete(ids: ids, in: db)
+        try resetValueIndex(ofModule: moduleId, in: db)
         return ids.count
     }
 }

@@ -71,6 +71,9 @@ enum CacheSchema {
         }
         migrator.registerMigration("cache_v3_snake_case", migrate: renameColumnsToSnakeCase)
         migrator.registerMigration("cache_v4_outbox_to_data_home", migrate: moveOutboxToItsFile)
+        // A first sync stores instances and bodies; each field gets its value rows when an offline
+        // search first compares it (`ContentTables.writeValueRowsOnDemand`).
+        migrator.registerMigration("cache_v5_values_on_demand", migrate: ContentTables.writeValueRowsOnDemand)
         return migrator
     }
 

@@ -24,8 +24,23 @@ extension HaloCache {
         let schema = try searchSchema()
         let page: SearchPage
         do {
-            page = try pool.read { db in try ContentTables.search(request, schema: schema.make(), in: db) }
+            // Fields compared for the first time get their value rows first (a write, once per
+            // field); the search then runs in the same transaction, so it reads them as written.
+            page =
+                try pool.read { db -> SearchPage? in
+                    let schema = schema.make()
+                    guard try ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db).isEmpty else { return nil }
+                    return try ContentTables.search(request, schema: schema, in: db)
+                }
+                ?? pool.write { db in
+                    let schema = schema.make()
+                    try ContentTables.indexValues(
+                        ofFields: ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db), in: db)
+                    return try ContentTables.search(request, schema: schema, in: db)
+                }
         } catch let error as ContentStoreError {
+            // A damaged copy (a stored body read back to index a field) is the cache's fault, not the query's.
+            if case .corruptData = error { throw HaloError.cache(message: "\(error)") }
             throw HaloError.invalidInput(message: "\(error)")
         } catch {
             throw HaloError.cache(message: "\(error)")
