@@ -175,24 +175,30 @@ final class ValueIndexOnDemandTests: XCTestCase {
         XCTAssertEqual(try ids(.compare("title", .like, "tri"), in: db, indexingOnDemand: true), [hexId(2)])
     }
 
-    /// A body that is not a JSON object cannot be indexed: the error names the instance's key and
-    /// nothing is written (the field still waits, the transaction rolls back).
+    /// A body that is not a JSON object, or not JSON, cannot be indexed: the error is the store's
+    /// corrupt-data error naming the instance's key, and nothing is written (the field still
+    /// waits, the transaction rolls back).
     func testABrokenStoredBodyIsAClearError() throws {
-        let db = try makeContentDatabase()
-        try db.write { db in
-            try ContentTables.writeValueRowsOnDemand(in: db)
-            try ContentTables.upsert(contentsOf: [instance(1, values: ["title": "Road"]), instance(2, values: ["title": "Trip"])], in: db)
-            try db.execute(sql: "UPDATE content_body SET values_json = '[1]' WHERE pk = 2")
-        }
-        let request = SearchRequest(searchValues: .compare("title", .like, "road"))
-        XCTAssertThrowsError(
+        for broken in ["[1]", "{\"title\": "] {
+            let db = try makeContentDatabase()
             try db.write { db in
-                try ContentTables.indexValues(ofFields: ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db), in: db)
+                try ContentTables.writeValueRowsOnDemand(in: db)
+                try ContentTables.upsert(
+                    contentsOf: [instance(1, values: ["title": "Road"]), instance(2, values: ["title": "Trip"])], in: db)
+                try db.execute(sql: "UPDATE content_body SET values_json = ? WHERE pk = 2", arguments: [broken])
             }
-        ) { error in
-            XCTAssertTrue("\(error)".contains("instance key 2"), "\(error)")
+            let request = SearchRequest(searchValues: .compare("title", .like, "road"))
+            XCTAssertThrowsError(
+                try db.write { db in
+                    try ContentTables.indexValues(
+                        ofFields: ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db), in: db)
+                }
+            ) { error in
+                guard case .corruptData(let message)? = error as? ContentStoreError else { return XCTFail("\(broken): \(error)") }
+                XCTAssertTrue(message.contains("instance key 2"), message)
+            }
+            XCTAssertEqual(try count("SELECT count(*) FROM content_value", in: db), 0, broken)
+            XCTAssertEqual(try count("SELECT count(*) FROM content_field WHERE indexed = 0", in: db), 1, broken)
         }
-        XCTAssertEqual(try count("SELECT count(*) FROM content_value", in: db), 0)
-        XCTAssertEqual(try count("SELECT count(*) FROM content_field WHERE indexed = 0", in: db), 1)
     }
 }

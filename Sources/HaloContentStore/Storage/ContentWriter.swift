@@ -336,7 +336,11 @@ final class ContentWriter {
                 let batch = try Row.fetchAll(bodies, arguments: [module, after]).map { ($0[0] as Int64, $0[1] as String) }
                 guard let last = batch.last else { break }
                 for (pk, text) in batch {
-                    guard case .object(let values) = try JSONParser.parse(text) else {
+                    let parsed: JSONValue
+                    do { parsed = try JSONParser.parse(text) } catch {
+                        throw ContentStoreError.corruptData("the stored values of instance key \(pk) are not JSON (\(error))")
+                    }
+                    guard case .object(let values) = parsed else {
                         throw ContentStoreError.corruptData("the stored values of instance key \(pk) are not an object")
                     }
                     for (name, field) in fields {

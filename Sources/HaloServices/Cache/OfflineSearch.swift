@@ -24,19 +24,17 @@ extension HaloCache {
         let schema = try searchSchema()
         let page: SearchPage
         do {
+            func waitingFields(_ db: Database) throws -> [Int64] {
+                try ContentTables.fieldsWaitingForIndex(for: request, schema: schema.make(), in: db)
+            }
+            func search(_ db: Database) throws -> SearchPage { try ContentTables.search(request, schema: schema.make(), in: db) }
             // Fields compared for the first time get their value rows first (a write, once per
             // field); the search then runs in the same transaction, so it reads them as written.
             page =
-                try pool.read { db -> SearchPage? in
-                    let schema = schema.make()
-                    guard try ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db).isEmpty else { return nil }
-                    return try ContentTables.search(request, schema: schema, in: db)
-                }
+                try pool.read { db in try waitingFields(db).isEmpty ? search(db) : nil }
                 ?? pool.write { db in
-                    let schema = schema.make()
-                    try ContentTables.indexValues(
-                        ofFields: ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db), in: db)
-                    return try ContentTables.search(request, schema: schema, in: db)
+                    try ContentTables.indexValues(ofFields: waitingFields(db), in: db)
+                    return try search(db)
                 }
         } catch let error as ContentStoreError {
             // A damaged copy (a stored body read back to index a field) is the cache's fault, not the query's.
