@@ -52,6 +52,10 @@ public final class LoginThrottle: Sendable {
         public var knownDeviceLifetime: TimeInterval
         /// Largest number of accounts, addresses and known devices remembered (each).
         public var maxTrackedEntries: Int
+        /// Registrations (`POST /api/segmentation/identified/register`) one address may make
+        /// within `registrationWindow`: each account may fill a pocket, so accounts are budgeted too.
+        public var registrationLimit: Int
+        public var registrationWindow: TimeInterval
 
         public init(
             enabled: Bool = true,
@@ -62,7 +66,9 @@ public final class LoginThrottle: Sendable {
             addressFailureLimit: Int = 100,
             addressWindow: TimeInterval = 10 * 60,
             knownDeviceLifetime: TimeInterval = 30 * 24 * 3600,
-            maxTrackedEntries: Int = 10_000
+            maxTrackedEntries: Int = 10_000,
+            registrationLimit: Int = 10,
+            registrationWindow: TimeInterval = 3600
         ) {
             self.enabled = enabled
             self.accountFailureLimit = accountFailureLimit
@@ -73,6 +79,8 @@ public final class LoginThrottle: Sendable {
             self.addressWindow = addressWindow
             self.knownDeviceLifetime = knownDeviceLifetime
             self.maxTrackedEntries = maxTrackedEntries
+            self.registrationLimit = registrationLimit
+            self.registrationWindow = registrationWindow
         }
 
         public static let `default` = Settings()
@@ -206,6 +214,70 @@ public final class LoginThrottle: Sendable {
             return
         }
         try memory.withLock { records in try Self.record(attempt, outcome: succeeded, settings: settings, now: now, in: &records) }
+    }
+
+    // MARK: Registrations
+
+    /// Runs `register` (which makes an account) under the address's registration budget: 429
+    /// with `Retry-After` without calling it when `address` made `registrationLimit`
+    /// registrations within `registrationWindow`. The slot is taken before `register` runs, so
+    /// concurrent registrations cannot slip past the limit, and given back when it throws (nothing
+    /// was made). No address (in-process calls), or the throttle off: not counted.
+    ///
+    /// The budget is an entry of the accounts' records under the key `registration:ADDRESS`
+    /// (no account key has that prefix): `failures` counts the registrations of the window
+    /// starting at `windowStart`, and `lockedUntil` is that window's end, which keeps the entry
+    /// until then wherever the records live (in memory, or shared by every process on PostgreSQL).
+    func registering<T: Sendable>(address: String?, _ register: () async throws -> T) async throws -> T {
+        guard settings.enabled, let address else { return try await register() }
+        let key = "registration:" + address
+        try await updateRegistrations(key) { entry, settings, now in
+            if now - entry.windowStart >= settings.registrationWindow {
+                entry.failures = 0
+                entry.windowStart = now
+            }
+            guard entry.failures < settings.registrationLimit else {
+                throw Self.refusal(
+                    "Too many accounts were registered from this address; at most \(settings.registrationLimit) an hour",
+                    wait: entry.windowStart + settings.registrationWindow - now)
+            }
+            entry.failures += 1
+            entry.lockedUntil = entry.windowStart + settings.registrationWindow
+        }
+        do {
+            return try await register()
+        } catch {
+            try? await updateRegistrations(key) { entry, _, _ in entry.failures = max(0, entry.failures - 1) }
+            throw error
+        }
+    }
+
+    /// Changes the registration budget `key` in one step of its records (a write transaction
+    /// on PostgreSQL, the lock in memory).
+    private func updateRegistrations(
+        _ key: String, _ change: @escaping @Sendable (inout AccountState, Settings, Double) throws -> Void
+    ) async throws {
+        let (settings, now) = (self.settings, self.now())
+        if let database {
+            let sweeping = sweepIsDue(now)
+            try await database.write { db in
+                var records = DatabaseRecords(db, sweeping: sweeping)
+                try Self.updateRecord(key, change, settings: settings, now: now, in: &records)
+            }
+            return
+        }
+        try memory.withLock { records in try Self.updateRecord(key, change, settings: settings, now: now, in: &records) }
+    }
+
+    private static func updateRecord<Records: LoginThrottleRecords>(
+        _ key: String, _ change: (inout AccountState, Settings, Double) throws -> Void, settings: Settings, now: Double,
+        in records: inout Records
+    ) throws {
+        var entry = try records.account(key) ?? AccountState(windowStart: now)
+        entry.lastSeen = now
+        try change(&entry, settings, now)
+        try records.setAccount(key, entry)
+        try records.evict(settings: settings, now: now)
     }
 
     /// True at most once per `sweepInterval`.

@@ -29,6 +29,21 @@ public struct ServerLimits: Sendable {
     public var pocketEntriesPerList = PocketLimits.entriesPerList
     /// Ours: longest list name or entry.
     public var pocketReferenceLength = PocketLimits.referenceLength
+    /// Ours: the whole pocket, data and references together, in UTF-8 bytes as
+    /// `PocketLimits.pocketBytes` counts them. A pocket already past it (stored under a higher
+    /// limit) stays readable and may be made smaller.
+    public var pocketBytes = PocketLimits.wholePocketBytes
+
+    /// The pocket limits in force, as the pocket answers announce them (`PocketLimits.header`).
+    var pocketLimits: PocketLimits.Values {
+        var values = PocketLimits.Values()
+        values.dataCharacters = pocketDataCharacters
+        values.referenceLists = pocketReferenceLists
+        values.entriesPerList = pocketEntriesPerList
+        values.referenceLength = pocketReferenceLength
+        values.wholePocketBytes = pocketBytes
+        return values
+    }
 
     // MARK: Sync streams
 
@@ -90,6 +105,7 @@ extension ServerLimits {
             "search-memory-bytes": \.searchMemoryBytes,
             "pocket-data-characters": \.pocketDataCharacters, "pocket-reference-lists": \.pocketReferenceLists,
             "pocket-entries-per-list": \.pocketEntriesPerList, "pocket-reference-length": \.pocketReferenceLength,
+            "pocket-bytes": \.pocketBytes,
             "sync-streams": \.syncStreams, "sync-streams-per-token": \.syncStreamsPerToken,
             "sync-streams-per-address": \.syncStreamsPerAddress, "sync-readers": \.syncReaders,
             "sync-memory-bytes": \.syncMemoryBytes, "connections": \.connections,
@@ -151,6 +167,8 @@ extension HaloServerConfiguration {
         "login-address-window": { $0.addressWindow = TimeInterval($1) },
         "login-known-device": { $0.knownDeviceLifetime = TimeInterval($1) },
         "login-tracked-entries": { $0.maxTrackedEntries = $1 },
+        "registrations-per-address": { $0.registrationLimit = $1 },
+        "registration-window": { $0.registrationWindow = TimeInterval($1) },
     ]
 
     /// Every name `setLimit` accepts.

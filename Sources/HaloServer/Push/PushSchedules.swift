@@ -63,6 +63,12 @@ enum PushSchedules {
             if data["instance"] != nil && data["module"] == nil {
                 throw APIError.badRequest("'payload.data.instance' needs its 'payload.data.module'")
             }
+            // Every device stream receives it: bounded as a whole, not only its title and body.
+            let bytes = PushLimits.payloadBytes(.object(payload))
+            guard bytes <= PushLimits.payloadBytes else {
+                throw APIError.badRequest(
+                    "'payload' is limited to \(PushLimits.payloadBytes) bytes of compact JSON (UTF-8); this one is \(bytes) bytes")
+            }
             self.payload = .object(payload)
         }
 

@@ -5,33 +5,13 @@ import Hummingbird
 /// E8 register and E9 login of identified users (§7).
 enum IdentifiedUserRoutes {
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
-        router.post("/api/segmentation/identified/register") { request, _ in
+        router.post("/api/segmentation/identified/register") { request, context in
             // Any valid token (app or user) may register; bad tokens get the usual 401.
             _ = try await env.read(request) { _, principal in principal }
-            let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
-            guard case .object(let auth)? = body["auth"] else { throw APIError.badRequest("'auth' object is required") }
-            let profile = body["profile"]?.objectValue ?? [:]
-            let network = try auth.optionalString("network").flatMap { $0.isEmpty ? nil : $0 } ?? "halo"
-            var user = Accounts.NewUser(email: nil)
-            user.name = try profile.optionalString("name") ?? ""
-            user.surname = try profile.optionalString("surname") ?? ""
-            user.displayName = try profile.optionalString("displayName") ?? ""
-            user.photoUrl = try profile.optionalString("photoUrl") ?? ""
-            user.deviceAlias = try auth.optionalString("deviceId").flatMap { $0.isEmpty ? nil : $0 }
-            guard network == "halo" else {
-                // A social registration is a social sign-in that does not log in: the same linking rules.
-                let identity = try await verifySocial(network: network, token: try auth.requiredString("token"), env)
-                let userId = try await socialUser(identity, network: network, profile: user, env)
-                return JSONResponse.make(try await env.storage.read { db in try Accounts.profile(id: userId, in: db).json })
+            // Every app ships its token, so accounts are budgeted per address (`LoginThrottle`).
+            return try await env.logins.registering(address: context.clientAddress) {
+                try await registerUser(request, env)
             }
-            let email = try auth.optionalString("email") ?? profile.requiredString("email")
-            let password = try auth.requiredString("password")
-            guard password.count >= 6 else { throw APIError.badRequest("'password' must have at least 6 characters") }
-            guard isPlausibleEmail(email) else { throw APIError.badRequest("'email' is not a valid email address") }
-            user.email = email
-            user.password = password
-            let created = try await Accounts.createUser(user, in: env.storage, hashing: env.hashing)
-            return JSONResponse.make(created.json)
         }
 
         // The body's credentials authenticate this call: a valid, stale or absent token is fine (§7.2).
@@ -63,6 +43,34 @@ enum IdentifiedUserRoutes {
             }
             return JSONResponse.make(answer)
         }
+    }
+
+    /// E8: the body's account, made (a HALO account, or a social identity's).
+    private static func registerUser(_ request: Request, _ env: ServerEnvironment) async throws -> Response {
+        let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
+        guard case .object(let auth)? = body["auth"] else { throw APIError.badRequest("'auth' object is required") }
+        let profile = body["profile"]?.objectValue ?? [:]
+        let network = try auth.optionalString("network").flatMap { $0.isEmpty ? nil : $0 } ?? "halo"
+        var user = Accounts.NewUser(email: nil)
+        user.name = try profile.optionalString("name") ?? ""
+        user.surname = try profile.optionalString("surname") ?? ""
+        user.displayName = try profile.optionalString("displayName") ?? ""
+        user.photoUrl = try profile.optionalString("photoUrl") ?? ""
+        user.deviceAlias = try auth.optionalString("deviceId").flatMap { $0.isEmpty ? nil : $0 }
+        guard network == "halo" else {
+            // A social registration is a social sign-in that does not log in: the same linking rules.
+            let identity = try await verifySocial(network: network, token: try auth.requiredString("token"), env)
+            let userId = try await socialUser(identity, network: network, profile: user, env)
+            return JSONResponse.make(try await env.storage.read { db in try Accounts.profile(id: userId, in: db).json })
+        }
+        let email = try auth.optionalString("email") ?? profile.requiredString("email")
+        let password = try auth.requiredString("password")
+        guard password.count >= 6 else { throw APIError.badRequest("'password' must have at least 6 characters") }
+        guard isPlausibleEmail(email) else { throw APIError.badRequest("'email' is not a valid email address") }
+        user.email = email
+        user.password = password
+        let created = try await Accounts.createUser(user, in: env.storage, hashing: env.hashing)
+        return JSONResponse.make(created.json)
     }
 
     private static func verifySocial(network: String, token: String, _ env: ServerEnvironment) async throws

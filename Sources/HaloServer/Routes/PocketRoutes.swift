@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HaloContentStore
 import Hummingbird
 
@@ -10,7 +11,7 @@ enum PocketRoutes {
             let pocket = try await env.read(request) { db, principal in
                 try PocketRecord.pocket(userId: try requireUser(principal), in: db)
             }
-            return respond(pocket, filter: filter)
+            return respond(pocket, filter: filter, limits: env.limits)
         }
 
         router.put("/api/segmentation/identified-pocket") { request, _ in
@@ -22,15 +23,19 @@ enum PocketRoutes {
                 var pocket = try PocketRecord.pocket(userId: userId, in: db)
                 // Checked in the writing transaction: no other save can slip in between.
                 if let expected, !matches(expected, pocket) { throw conflict(pocket) }
+                let before = pocket.bytes
                 change.apply(to: &pocket)
                 // Each PUT replaces some lists: the sum of them must stay within the caps too.
                 guard pocket.references.count <= env.limits.pocketReferenceLists else {
                     throw APIError.badRequest(
                         "The pocket holds at most \(env.limits.pocketReferenceLists) reference lists; delete one first")
                 }
+                // A pocket stored under a higher limit stays as it is until it is made smaller.
+                let after = pocket.bytes
+                if after > env.limits.pocketBytes, after > before { throw tooBig(after, before: before, limit: env.limits.pocketBytes) }
                 return try PocketRecord.save(pocket, userId: userId, at: TokenService.nowMilliseconds(), in: db)
             }
-            return respond(pocket, filter: nil)
+            return respond(pocket, filter: nil, limits: env.limits)
         }
     }
 
@@ -113,11 +118,33 @@ enum PocketRoutes {
         return ["references": .object(references), "data": .object(pocket.data)]
     }
 
-    /// The pocket in HALO's shape, its revision as the ETag (ours, §23.9; HALO clients ignore it).
-    private static func respond(_ pocket: Pocket, filter: Set<String>?) -> Response {
+    /// The pocket in HALO's shape, its revision as the ETag and the limits in force in
+    /// `X-Halo-Pocket-Limits` (ours, §23.9; HALO clients ignore both).
+    private static func respond(_ pocket: Pocket, filter: Set<String>?, limits: ServerLimits) -> Response {
         var response = JSONResponse.make(render(pocket, filter: filter))
         response.headers[.eTag] = pocket.entityTag
+        response.headers[limitsHeader] = limits.pocketLimits.headerValue
         return response
+    }
+
+    static let limitsHeader = HTTPField.Name(PocketLimits.header)!
+
+    /// 262144 → "262,144".
+    private static func count(_ n: Int) -> String {
+        var digits = String(n)
+        var index = digits.endIndex
+        while digits.distance(from: digits.startIndex, to: index) > 3 {
+            index = digits.index(index, offsetBy: -3)
+            digits.insert(",", at: index)
+        }
+        return digits
+    }
+
+    /// 400 for a save that makes the pocket bigger than `limit` bytes (`PocketLimits.pocketBytes`).
+    private static func tooBig(_ size: Int, before: Int, limit: Int) -> APIError {
+        return APIError.badRequest(
+            "The whole pocket (data and references together) is limited to \(count(limit)) bytes of JSON; this save would make it \(count(size)) bytes (it is \(count(before)) now). Remove something first"
+        )
     }
 
     /// `If-Match` (RFC 9110 §13.1.1): `*` or a list of entity tags, compared strongly.

@@ -22,6 +22,9 @@ struct PocketRecord: ServerRecord {
 
         /// The revision as an HTTP entity tag (a strong one: the revision names exact contents).
         var entityTag: String { "\"\(revision)\"" }
+
+        /// Its size against the server's `pocketBytes` limit (`PocketLimits.pocketBytes`).
+        var bytes: Int { PocketLimits.pocketBytes(references: references, data: data) }
     }
 
     /// The pocket of `userId`; empty when the user never stored one.
