@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HaloIdentityProvider
 import HaloServer
 import HaloTestSupport
@@ -35,11 +36,15 @@ final class BrowserSignInTests: XCTestCase {
         await provider.stop()
     }
 
-    private func makeCore() async throws -> (CoreManager, LogCapture) {
+    /// An SDK core with both providers at the local identity provider; `serverURL` puts something
+    /// (a delaying proxy) between it and the server, `googleName` is what the pages call Google.
+    private func makeCore(serverURL: URL? = nil, googleName: String = "Google") async throws -> (CoreManager, LogCapture) {
         var configuration = server.configuration()
+        if let serverURL { configuration.environment = .custom(serverURL.absoluteString) }
         configuration.socialProviders = [
             .google: .openIDConnect(
-                network: .google, displayName: "Google", issuer: provider.issuer, clientId: LocalIdentityProvider.Settings.desktopClientId,
+                network: .google, displayName: googleName, issuer: provider.issuer,
+                clientId: LocalIdentityProvider.Settings.desktopClientId,
                 clientSecret: LocalIdentityProvider.Settings.desktopClientSecret),
             .facebook: .openIDConnect(
                 network: .facebook, displayName: "Facebook", issuer: provider.issuer,
@@ -123,15 +128,18 @@ final class BrowserSignInTests: XCTestCase {
     }
 
     func testDeclinedAndFailedAnswersAreSentencesAndTheLandingPageEscapes() async throws {
-        let (core, _) = try await makeCore()
+        let (core, _) = try await makeCore(googleName: #"<b>Goo"gle</b> & 'co'"#)
+        let escapedName = "&lt;b&gt;Goo&quot;gle&lt;/b&gt; &amp; &#39;co&#39;"
         do {
             _ = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
                 let visit = try ScriptedBrowser.consent(address, account: nil)
-                XCTAssertTrue(visit.landing.contains("You cancelled the sign-in at Google."), visit.landing)
+                XCTAssertTrue(visit.landing.contains("You cancelled the sign-in at \(escapedName). You are not signed in."), visit.landing)
+                XCTAssertTrue(visit.landing.contains("To try again, start the sign-in from HaloDesk."), visit.landing)
+                XCTAssertFalse(visit.landing.contains("<b>"), visit.landing)
             }
             XCTFail("a declined sign-in succeeded")
         } catch {
-            XCTAssertEqual(error.description, "You cancelled the sign-in at Google.")
+            XCTAssertEqual(error.description, #"You cancelled the sign-in at <b>Goo"gle</b> & 'co'."#)
         }
         do {
             _ = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
@@ -143,13 +151,85 @@ final class BrowserSignInTests: XCTestCase {
                     URLQueryItem(name: "state", value: query["state"]),
                 ]
                 let page = try ScriptedBrowser.get(callback.url!.absoluteString)
-                XCTAssertTrue(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more"), page)
-                XCTAssertFalse(page.contains("<script>"), page)
+                // The provider's own words go to HaloDesk, not into the page.
+                XCTAssertTrue(page.contains("\(escapedName) could not complete the sign-in, so you are not signed in."), page)
+                XCTAssertFalse(page.contains("<script>") || page.contains("alert"), page)
+                XCTAssertFalse(page.contains("<b>"), page)
             }
             XCTFail("a failed sign-in succeeded")
         } catch {
-            XCTAssertEqual(error.description, "Google refused the sign-in: <script>alert('x')</script> & more")
+            XCTAssertEqual(error.description, #"<b>Goo"gle</b> & 'co' refused the sign-in: <script>alert('x')</script> & more"#)
         }
+        // The success page names the provider and the person, escaped too.
+        _ = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
+            let visit = try ScriptedBrowser.consent(address, account: "1001")
+            XCTAssertTrue(visit.landing.contains("<h1>Signed in with \(escapedName)</h1>"), visit.landing)
+            XCTAssertFalse(visit.landing.contains("<b>"), visit.landing)
+        }
+    }
+
+    /// (Issue 45, hole 8.) The browser hears "Signed in" only once the person is: after the code
+    /// exchange and HALO's login, with whom it signed in.
+    func testTheBrowserSaysSignedInOnlyAfterTheHALOLogin() async throws {
+        let (core, _) = try await makeCore()
+        let signedInAtLanding = Mutex<String?>("not visited")
+        let user = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
+            let visit = try ScriptedBrowser.consent(address, account: "1001")
+            // Read as soon as the page arrived: the SDK already holds the HALO user.
+            signedInAtLanding.withLock { $0 = core.auth.currentUser?.userProfile.email }
+            XCTAssertTrue(visit.landing.contains("<h1>Signed in with Google</h1>"), visit.landing)
+            XCTAssertTrue(visit.landing.contains("You are signed in to HaloDesk as ada@example.com."), visit.landing)
+            XCTAssertTrue(visit.landing.contains("You can close this tab and return to HaloDesk."), visit.landing)
+        }
+        XCTAssertEqual(user.userProfile.email, "ada@example.com")
+        XCTAssertEqual(signedInAtLanding.withLock { $0 }, "ada@example.com", "the page came before HALO's login finished")
+    }
+
+    /// (Issue 45, hole 8.) A code with the right `state` that another PKCE verifier made (someone
+    /// else's authorization, injected into this listener): the exchange fails, and the page says
+    /// so in words, with what to do, never in the provider's own.
+    func testAnInjectedCodeGetsAPageSayingSignInFailed() async throws {
+        let (core, _) = try await makeCore()
+        do {
+            _ = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
+                let landing = try ScriptedBrowser.injectForeignCode(into: address, account: "1002")
+                XCTAssertTrue(landing.contains("<h1>Sign-in with Google did not finish</h1>"), landing)
+                XCTAssertTrue(landing.contains("Google did not confirm this sign-in, so you are not signed in."), landing)
+                XCTAssertTrue(landing.contains("Return to HaloDesk and start the sign-in again."), landing)
+                XCTAssertFalse(landing.contains("Signed in with"), landing)
+                XCTAssertFalse(
+                    landing.contains("PKCE") || landing.contains("invalid_grant"), "a provider's sentence in the page: \(landing)")
+            }
+            XCTFail("an injected code signed someone in")
+        } catch {
+            XCTAssertEqual(error.description, "Google did not accept the sign-in: The PKCE code verifier does not match the challenge")
+        }
+        XCTAssertNil(core.auth.currentUser)
+    }
+
+    /// (Issue 45, hole 8.) HALO's login held up 20 s by a proxy: after 15 s the browser hears that
+    /// the sign-in is still running (and not that it worked), and the SDK still reports the outcome.
+    func testASlowLoginGetsAStillRunningPageAndTheOutcomeStillArrives() async throws {
+        let proxy = try DelayingProxy(target: server.baseURL, marker: "/api/segmentation/identified/login", delay: .seconds(20))
+        defer { proxy.stop() }
+        let (core, _) = try await makeCore(serverURL: proxy.url)
+        let landed = Mutex<(seconds: Double, signedIn: Bool)?>(nil)
+        let user = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
+            let page = try ScriptedBrowser.authorize(address, account: "1001")
+            let started = ContinuousClock.now
+            let landing = try ScriptedBrowser.get(page, maxSeconds: 40)
+            let waited = started.duration(to: .now)
+            landed.withLock { $0 = (Double(waited.components.seconds), core.auth.currentUser != nil) }
+            XCTAssertTrue(landing.contains("<h1>Still signing you in…</h1>"), landing)
+            XCTAssertTrue(landing.contains("Return to HaloDesk to see the outcome."), landing)
+            XCTAssertFalse(landing.contains("Signed in with"), landing)
+        }
+        XCTAssertEqual(user.userProfile.email, "ada@example.com")
+        XCTAssertEqual(core.auth.currentUser?.userProfile.email, "ada@example.com")
+        let (seconds, signedIn) = try XCTUnwrap(landed.withLock { $0 })
+        XCTAssertFalse(signedIn, "the login was not delayed")
+        XCTAssertTrue((14...19).contains(seconds), "the still-running page came after \(seconds) s")
+        XCTAssertEqual(proxy.delayed, 1)
     }
 
     func testTimeoutAndCancellationCloseTheListener() async throws {
@@ -182,6 +262,24 @@ final class BrowserSignInTests: XCTestCase {
         case .failure(let error): XCTAssertEqual((error as? HaloError)?.description, "Cancelled")
         }
         XCTAssertThrowsError(try ScriptedBrowser.get(waiting), "the listener outlived its cancellation")
+        XCTAssertNil(core.auth.currentUser)
+    }
+
+    /// `openBrowser` runs beside the wait: when it fails before the browser came back, the sign-in
+    /// ends with its error and the listener closes.
+    func testABrowserThatCannotBeOpenedEndsTheSignIn() async throws {
+        let (core, _) = try await makeCore()
+        let redirect = Mutex<String?>(nil)
+        do {
+            _ = try await core.auth.loginWithBrowser(network: .google, stayLoggedIn: false) { address in
+                redirect.withLock { $0 = ScriptedBrowser.query(address)["redirect_uri"] }
+                throw HaloError.configuration(message: "No browser here")
+            }
+            XCTFail("a sign-in without a browser succeeded")
+        } catch {
+            XCTAssertEqual(error.description, "Configuration error: No browser here")
+        }
+        XCTAssertThrowsError(try ScriptedBrowser.get(try XCTUnwrap(redirect.withLock { $0 })), "the listener outlived the failure")
         XCTAssertNil(core.auth.currentUser)
     }
 
@@ -242,6 +340,12 @@ enum ScriptedBrowser {
     }
 
     static func consent(_ address: URL, account: String?) throws -> Visit {
+        let location = try authorize(address, account: account)
+        return Visit(location: location, landing: try get(location))
+    }
+
+    /// Picks an account (or Cancel) on the consent page; where the provider redirects, not followed.
+    static func authorize(_ address: URL, account: String?) throws -> String {
         let page = try get(address.absoluteString)
         guard page.contains("Choose an account") else { throw Failure("not a consent page: \(page)") }
         var form = query(address).map { ($0.key, $0.value) }
@@ -253,11 +357,37 @@ enum ScriptedBrowser {
                 authorize.url!.absoluteString
             ])
         guard !location.isEmpty else { throw Failure("the consent page did not redirect") }
-        return Visit(location: location, landing: try get(location))
+        return location
     }
 
-    static func get(_ address: String, expectStatus: Int = 200) throws -> String {
-        let output = try curl(["-w", "\n%{http_code}", address])
+    /// An attacker's authorization code sent to the listener waiting for `address`: the attacker
+    /// went through the provider with the same client and redirect address but a PKCE verifier of
+    /// their own, then made the browser open the listener with that code and the right `state`
+    /// (which the listener alone cannot tell apart). The page the browser got.
+    static func injectForeignCode(into address: URL, account: String) throws -> String {
+        try get(foreignCodeCallback(for: address, account: account))
+    }
+
+    /// The callback address of `injectForeignCode`.
+    static func foreignCodeCallback(for address: URL, account: String) throws -> String {
+        let theirs = BrowserSignIn.PKCE()
+        var attack = URLComponents(url: address, resolvingAgainstBaseURL: false)!
+        attack.queryItems = attack.queryItems?.map { item in
+            switch item.name {
+            case "code_challenge": URLQueryItem(name: item.name, value: theirs.challenge)
+            case "state": URLQueryItem(name: item.name, value: "the-attacker's-own")
+            default: item
+            }
+        }
+        let location = try authorize(attack.url!, account: account)
+        guard let code = query(URL(string: location)!)["code"] else { throw Failure("no code in \(location)") }
+        var callback = URLComponents(string: query(address)["redirect_uri"] ?? "")!
+        callback.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: query(address)["state"])]
+        return callback.url!.absoluteString
+    }
+
+    static func get(_ address: String, expectStatus: Int = 200, maxSeconds: Int = 10) throws -> String {
+        let output = try curl(["-w", "\n%{http_code}", address], maxSeconds: maxSeconds)
         let status = Int(output.split(separator: "\n").last ?? "") ?? 0
         guard status == expectStatus else { throw Failure("HTTP \(status) from \(address)") }
         return String(output.dropLast(String(status).count + 1))
@@ -279,12 +409,85 @@ enum ScriptedBrowser {
             .filter { $0.contains(".") && !$0.hasPrefix("127.") }
     }
 
-    private static func curl(_ arguments: [String]) throws -> String {
-        String(decoding: try runTool("/usr/bin/curl", ["-s", "-S", "--max-time", "10"] + arguments), as: UTF8.self)
+    private static func curl(_ arguments: [String], maxSeconds: Int = 10) throws -> String {
+        String(decoding: try runTool("/usr/bin/curl", ["-s", "-S", "--max-time", String(maxSeconds)] + arguments), as: UTF8.self)
     }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
+    }
+}
+
+/// A loopback TCP proxy in front of a server that holds up every request containing `marker` (a
+/// path) for `delay` before passing it on: a slow server step, with the real server answering.
+final class DelayingProxy: @unchecked Sendable {
+    let port: Int
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private let listener: Int32
+    private let target: Int
+    private let marker: [UInt8]
+    private let delay: Duration
+    private let count = Mutex(0)
+
+    /// How many requests were held up.
+    var delayed: Int { count.withLock { $0 } }
+
+    init(target: URL, marker: String, delay: Duration) throws {
+        guard let port = target.port else { throw ScriptedBrowser.Failure("\(target) names no port") }
+        self.target = port
+        self.marker = Array(marker.utf8)
+        self.delay = delay
+        (listener, self.port) = try listenOnLoopback(backlog: 8)
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 { return }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(target).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                close(client)
+                close(upstream)
+                continue
+            }
+            Thread { [self] in pump(from: client, to: upstream, holding: true) }.start()
+            Thread { [self] in pump(from: upstream, to: client, holding: false) }.start()
+        }
+    }
+
+    private func pump(from source: Int32, to sink: Int32, holding: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let read = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+            if read <= 0 { break }
+            if holding, Self.contains(buffer[..<read], marker) {
+                count.withLock { $0 += 1 }
+                Thread.sleep(forTimeInterval: Double(delay.components.seconds))
+            }
+            _ = buffer.withUnsafeBytes { write(sink, $0.baseAddress, read) }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(sink, Int32(SHUT_RDWR))
+        close(source)
+    }
+
+    private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        let start = haystack.startIndex
+        return (start...(haystack.endIndex - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 }

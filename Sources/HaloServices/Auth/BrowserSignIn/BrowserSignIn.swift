@@ -31,27 +31,69 @@ struct BrowserSignIn: Sendable {
         }
     }
 
-    /// Runs the whole sign-in and returns the provider's tokens.
-    func run(openBrowser: @Sendable (URL) async throws -> Void, timeout: Duration) async throws(HaloError) -> ProviderTokens {
+    /// Runs the whole sign-in: opens the browser, waits for its answer, exchanges the code, and
+    /// hands the provider's tokens to `complete` (HALO's login). Only then does the browser get its
+    /// page, saying how it ended; if that takes longer than the listener's wait, the browser gets
+    /// "still signing you in" meanwhile and the caller alone reports the outcome.
+    ///
+    /// `openBrowser` runs beside the wait (a caller that itself waits for the browser's page does
+    /// not hold the sign-in up); its failure ends the wait unless the browser already answered, and
+    /// `run` returns only once it has returned.
+    func run(
+        openBrowser: @escaping @Sendable (URL) async throws -> Void, timeout: Duration,
+        complete: (ProviderTokens) async throws(HaloError) -> User
+    ) async throws(HaloError) -> User {
         let endpoints = try await resolveEndpoints()
         let pkce = PKCE()
         let state = PKCE.randomBase64URL(octets: 32)
         let name = provider.displayName
-        let listener = try await LoopbackRedirectListener.start(expectedState: state) { callback in
-            LandingPage.page(for: callback, provider: name)
-        }
+        let listener = try await LoopbackRedirectListener.start(expectedState: state) { LandingPage.stillRunning(provider: name) }
         let address = authorizationURL(endpoints.authorization, redirectURI: listener.redirectURI, state: state, pkce: pkce)
-        do { try await openBrowser(address) } catch {
-            await listener.close()
-            if error is CancellationError { throw .cancelled }
-            throw (error as? HaloError) ?? .configuration(message: "The browser could not be opened: \(error)")
+        let opening = Task {
+            do { try await openBrowser(address) } catch {
+                let failure: HaloError =
+                    error is CancellationError
+                    ? .cancelled : (error as? HaloError) ?? .configuration(message: "The browser could not be opened: \(error)")
+                listener.fail(failure)
+            }
         }
-        switch try await listener.callback(timeout: timeout) {
-        case .code(let code):
-            return try await exchange(code: code, at: endpoints.token, redirectURI: listener.redirectURI, verifier: pkce.verifier)
-        case .error(let code, let description):
-            if code == "access_denied" { throw .notAuthenticated(message: "You cancelled the sign-in at \(name).") }
-            throw .notAuthenticated(message: "\(name) refused the sign-in: \(description ?? code)")
+        let outcome = await withTaskCancellationHandler {
+            await finish(listener: listener, timeout: timeout, tokenEndpoint: endpoints.token, verifier: pkce.verifier, complete: complete)
+        } onCancel: {
+            opening.cancel()
+        }
+        await opening.value
+        return try outcome.get()
+    }
+
+    /// The wait, the exchange and `complete`, then the browser's page.
+    private func finish(
+        listener: LoopbackRedirectListener, timeout: Duration, tokenEndpoint: URL, verifier: String,
+        complete: (ProviderTokens) async throws(HaloError) -> User
+    ) async -> Result<User, HaloError> {
+        let name = provider.displayName
+        let accepted: LoopbackRedirectListener.Accepted
+        do { accepted = try await listener.callback(timeout: timeout) } catch { return .failure(error) }
+        let code: String
+        switch accepted.callback {
+        case .code(let received):
+            code = received
+        case .error(let error, let description):
+            await accepted.page.send(LandingPage.declined(code: error, provider: name))
+            if error == "access_denied" { return .failure(.notAuthenticated(message: "You cancelled the sign-in at \(name).")) }
+            return .failure(.notAuthenticated(message: "\(name) refused the sign-in: \(description ?? error)"))
+        }
+        var step = LandingPage.Step.provider
+        do throws(HaloError) {
+            let tokens = try await exchange(code: code, at: tokenEndpoint, redirectURI: listener.redirectURI, verifier: verifier)
+            step = .server
+            let user = try await complete(tokens)
+            let who = user.userProfile.email.isEmpty ? user.userProfile.name : user.userProfile.email
+            await accepted.page.send(LandingPage.signedIn(provider: name, as: who))
+            return .success(user)
+        } catch {
+            await accepted.page.send(LandingPage.failed(error, at: step, provider: name))
+            return .failure(error)
         }
     }
 
