@@ -265,6 +265,32 @@ final class BrowserSignInTests: XCTestCase {
         XCTAssertNil(core.auth.currentUser)
     }
 
+    /// Every way a sign-in can fail after its code arrived gets a page in the person's words, with
+    /// what to do; the provider's or server's own sentence stays out of it.
+    func testEveryFailurePageSaysNotSignedInAndWhatToDoInItsOwnWords() {
+        let raw = "RAW-SENTENCE-FROM-ELSEWHERE"
+        let errors: [HaloError] = [
+            .server(status: 400, message: raw, extra: nil), .server(status: 503, message: raw, extra: nil),
+            .invalidResponse(status: 200, message: raw), .network(message: raw), .sslPinningFailed(message: raw),
+            .notAuthenticated(message: raw), .invalidInput(message: raw), .configuration(message: raw), .cache(message: raw), .cancelled,
+        ]
+        for step in [LandingPage.Step.provider, .server] {
+            for error in errors {
+                let page = LandingPage.failed(error, at: step, provider: "Google")
+                XCTAssertTrue(page.contains("<h1>Sign-in with Google did not finish</h1>"), "\(step) \(error)")
+                XCTAssertTrue(page.contains("you are not signed in."), "\(step) \(error): \(page)")
+                XCTAssertTrue(page.contains("HaloDesk"), "\(step) \(error): no way back named")
+                XCTAssertFalse(page.contains(raw) || page.contains("HTTP"), "\(step) \(error): \(page)")
+            }
+        }
+        XCTAssertTrue(
+            LandingPage.failed(.network(message: raw), at: .server, provider: "Google").contains("could not reach your HALO server"))
+        XCTAssertTrue(LandingPage.failed(.network(message: raw), at: .provider, provider: "Google").contains("could not reach Google"))
+        XCTAssertTrue(
+            LandingPage.failed(.server(status: 400, message: raw, extra: nil), at: .server, provider: "Google").contains(
+                "Your HALO server did not accept your Google account"))
+    }
+
     /// `openBrowser` runs beside the wait: when it fails before the browser came back, the sign-in
     /// ends with its error and the listener closes.
     func testABrowserThatCannotBeOpenedEndsTheSignIn() async throws {

@@ -166,8 +166,6 @@ final class PendingPage: Sendable {
         }
         return first ? write(html) : nil
     }
-
-    var wasSent: Bool { sent.withLock { $0 } }
 }
 
 /// Answers each request on one connection: a refusal at once, or, for the accepted callback, the
