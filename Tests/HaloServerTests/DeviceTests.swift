@@ -16,11 +16,12 @@ final class DeviceTests: XCTestCase {
     override func tearDown() async throws { await server.stop() }
 
     func testCreateGetUpdateDevice() async throws {
-        // Android style: appId as a string, trailing slash, repeated tag names, a tag without value.
+        // Android style: appId as a string (its client's app), trailing slash, repeated tag names, a
+        // tag without value.
         let created = try await server.call(
             "POST", "/api/segmentation/appuser/", token: token,
             body: .json([
-                "appId": "2", "replaceTokens": true, "devices": [["platform": "android", "token": "t1"]],
+                "appId": "1", "replaceTokens": true, "devices": [["platform": "android", "token": "t1"]],
                 "tags": [
                     ["name": "wine", "value": "rose"], ["name": "wine", "value": "white"],
                     ["name": "Spain", "tagType": "000000000000000000000003"], ["name": "Test Device", "value": true],
@@ -30,7 +31,7 @@ final class DeviceTests: XCTestCase {
         let device = created.json
         assertSameShape(device, as: try Fixtures.load("ios/segmentation_appuser_success.json"))
         assertSameShape(device, as: try Fixtures.load("android/halo-sdk/deviceResponse.json"))
-        XCTAssertEqual(device["appId"], 2)
+        XCTAssertEqual(device["appId"], 1)
         XCTAssertTrue(device["alias"]?.stringValue?.hasPrefix("anonymous-") ?? false)
         let id = try XCTUnwrap(device["id"]?.stringValue)
         XCTAssertEqual(id.count, 24)
@@ -51,7 +52,7 @@ final class DeviceTests: XCTestCase {
         let replaced = try await server.call(
             "PUT", "/api/segmentation/appuser/\(id)", token: token,
             body: .json([
-                "id": .string(id), "appId": 2, "replaceTokens": true, "createdAt": 1475046170087.9997,
+                "id": .string(id), "appId": 1, "replaceTokens": true, "createdAt": 1475046170087.9997,
                 "devices": [["platform": "ios", "token": "t2"]], "tags": [["name": "Platform Name", "value": "ios"]],
             ]))
         XCTAssertEqual(replaced.status, 200)
@@ -92,14 +93,24 @@ final class DeviceTests: XCTestCase {
     }
 
     func testPushActivityJSONAndForm() async throws {
+        // What a device reports about a notification it received: iOS in JSON, Android as a form.
+        let device = try await server.registerDevice(token: token, alias: "myalias")
+        let editor = try await server.appToken(editor: true)
+        let sent = try await server.call(
+            "POST", "/api/push/schedule/", token: editor,
+            body: .json(["appId": 1, "name": "n", "aliases": ["myalias"], "payload": ["notification": ["title": "Hi"]]]))
+        let schedule = try XCTUnwrap(sent.json["id"]?.stringValue)
+        XCTAssertEqual(device.alias, "myalias")
         let json = try await server.call(
             "POST", "/api/push/schedule/activity", token: token,
-            body: .json(["device": "myalias", "schedule": "mypushId", "action": "open", "platform": "ios"]))
-        XCTAssertEqual(json.json, try Fixtures.load("android/halo-notifications/actionNotificationOpen.json"))
+            body: .json(["device": "myalias", "schedule": .string(schedule), "action": "open", "platform": "ios"]))
+        assertSameShape(json.json, as: try Fixtures.load("android/halo-notifications/actionNotificationOpen.json"))
+        XCTAssertEqual(json.json, ["device": "myalias", "schedule": .string(schedule), "action": "open"])
         let form = try await server.call(
             "POST", "/api/push/schedule/activity", token: token,
-            body: .form([("device", "myalias"), ("schedule", "mypushId"), ("action", "dismiss"), ("platform", "android")]))
-        XCTAssertEqual(form.json, try Fixtures.load("android/halo-notifications/actionNotificationDismiss.json"))
+            body: .form([("device", "myalias"), ("schedule", schedule), ("action", "dismiss"), ("platform", "android")]))
+        assertSameShape(form.json, as: try Fixtures.load("android/halo-notifications/actionNotificationDismiss.json"))
+        XCTAssertEqual(form.json, ["device": "myalias", "schedule": .string(schedule), "action": "dismiss"])
         let bad = try await server.call(
             "POST", "/api/push/schedule/activity", token: token, body: .json(["device": "a", "schedule": "b", "action": "explode"]))
         XCTAssertTrue(assertEnvelope(bad, status: 400).contains("action"))

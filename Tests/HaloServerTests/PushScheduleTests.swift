@@ -22,8 +22,16 @@ final class PushScheduleTests: XCTestCase {
         await server?.stop()
     }
 
+    /// A device of app `appId`, registered with a token of a client of that app (its `appId` must
+    /// be its client's app, docs/protocol.md §23.12).
     func register(alias: String, tags: [(String, String)] = [], appId: Int = 1) async throws -> RegisteredDevice {
-        try await server.registerDevice(token: app, alias: alias, tags: tags, appId: appId)
+        try await server.registerDevice(
+            token: appId == 1 ? app : try await appToken(ofApp: Int64(appId)), alias: alias, tags: tags, appId: appId)
+    }
+
+    /// A token of a new app client of the app `appId` (`halo-server client add` makes app 1's).
+    func appToken(ofApp appId: Int64) async throws -> String {
+        try await server.token(for: try await server.admin.addClient(appId: appId))
     }
 
     func stream(for device: RegisteredDevice?) async throws -> EventStreamClient {
@@ -138,8 +146,12 @@ final class PushScheduleTests: XCTestCase {
         // Reading the device never shows the secret; renewing it retires the old one.
         let read = try await server.call("GET", "/api/segmentation/appuser/\(device.id)", token: app)
         XCTAssertNil(read.json["eventStreamSecret"])
-        let renewed = try await server.call(
+        let unproven = try await server.call(
             "PUT", "/api/segmentation/appuser/\(device.id)", token: app, body: .json(["renewEventStreamSecret": true]))
+        assertEnvelope(unproven, status: 403)
+        let renewed = try await server.call(
+            "PUT", "/api/segmentation/appuser/\(device.id)", token: app, body: .json(["renewEventStreamSecret": true]),
+            headers: ["X-Halo-Device-Secret": device.secret])
         let secret = try XCTUnwrap(renewed.json["eventStreamSecret"]?.stringValue)
         XCTAssertNotEqual(secret, device.secret)
         let old = try await EventStreamClient.open(port: server.server.port, token: app, headers: device.headers)
@@ -151,6 +163,7 @@ final class PushScheduleTests: XCTestCase {
 
     func testScheduledNotificationsGoOutOnTimeOrAreWithdrawnAndTheHistoryCountsActivity() async throws {
         let device = try await register(alias: "desk-1")
+        _ = try await register(alias: "desk-2")
         let client = try await stream(for: device)
         let soon = Date().timeIntervalSince1970 * 1000 + 1_500
         let scheduled = try await send(notification("Later", sendOn: soon))
@@ -198,5 +211,101 @@ final class PushScheduleTests: XCTestCase {
             port: server.server.port, token: try await server.appToken(), lastEventId: "0", headers: device.headers)
         let caughtUp = await titles(client, within: 1.5)
         XCTAssertEqual(caughtUp, ["While away"])
+    }
+}
+
+/// Activity counts only what happened (issue 45, hole 7; §17.2), against a real `halo-server`
+/// process: a report for a device that does not exist, that was not in the notification's audience
+/// when it went out, or for a notification that does not exist (or has not gone out) is a 404 and
+/// is never counted.
+final class PushActivityTests: XCTestCase {
+    var server: ChildDeployment!
+    var app: String!
+    var otherApp: String!
+    var editor: String!
+
+    override func setUp() async throws {
+        var clients: [ClientCredentials] = []
+        server = try await ChildDeployment.start { admin in
+            clients = [
+                try await admin.addClient(name: "App"), try await admin.addClient(name: "Other"), try await admin.addClient(editor: true),
+            ]
+        }
+        app = try await server.token(clients[0])
+        otherApp = try await server.token(clients[1])
+        editor = try await server.token(clients[2])
+    }
+
+    override func tearDown() async throws { server?.stop() }
+
+    func send(_ title: String, aliases: [String] = [], tags: [JSONValue] = [], sendOn: Double? = nil) async throws -> String {
+        var body: [String: JSONValue] = [
+            "appId": 1, "name": .string(title), "aliases": .array(aliases.map(JSONValue.string)), "filterTags": .array(tags),
+            "payload": ["notification": ["title": .string(title)]],
+        ]
+        if let sendOn { body["sendOn"] = .number(sendOn) }
+        let answer = try await server.call("POST", "/api/push/schedule/", token: editor, body: .json(.object(body)))
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
+        return try XCTUnwrap(answer.json["id"]?.stringValue)
+    }
+
+    func report(_ alias: String, _ schedule: String, _ action: String = "receipt", token: String? = nil) async throws -> HTTPAnswer {
+        try await server.call(
+            "POST", "/api/push/schedule/activity", token: token ?? app,
+            body: .json(["device": .string(alias), "schedule": .string(schedule), "action": .string(action), "platform": "linux"]))
+    }
+
+    func activity(_ schedule: String) async throws -> JSONValue? {
+        let history = try await server.call("GET", "/api/push/schedule", token: editor)
+        return history.json.arrayValue?.first { $0["id"]?.stringValue == schedule }?["activity"]
+    }
+
+    func testOnlyTheAudienceOfASentNotificationReportsAndIsCounted() async throws {
+        _ = try await server.register(app, ["alias": "pro-desk", "tags": [["name": "plan", "value": "pro"]]])
+        _ = try await server.register(app, ["alias": "free-desk", "tags": [["name": "plan", "value": "free"]]])
+        let pro = try await send("For pros", tags: [["name": "plan", "value": "pro"]])
+        let byAlias = try await send("For one", aliases: ["free-desk"])
+        // Joins the audience's segment after the notification went out: it never received it.
+        _ = try await server.register(app, ["alias": "late-desk", "tags": [["name": "plan", "value": "pro"]]])
+        let later = try await send("Not yet", sendOn: Date().timeIntervalSince1970 * 1000 + 3_600_000)
+
+        for (alias, schedule, message) in [
+            ("free-desk", pro, "was not sent to device free-desk"), ("late-desk", pro, "was not sent to device late-desk"),
+            ("pro-desk", byAlias, "was not sent to device pro-desk"), ("nobody", pro, "Device nobody not found"),
+            ("pro-desk", "000000000000000000000000", "not found"), ("pro-desk", later, "not sent yet"),
+        ] {
+            for action in ["receipt", "open", "dismiss"] {
+                let refused = try await report(alias, schedule, action)
+                XCTAssertTrue(assertEnvelope(refused, status: 404).contains(message), "\(alias) \(schedule): \(refused.json)")
+            }
+        }
+        // Another app's token reports for this app's device: none of its business.
+        assertEnvelope(try await report("pro-desk", pro, token: otherApp), status: 404)
+        try await assertEqual(try await server.count("server_push_activity"), 0, "nothing refused is stored")
+
+        // What happened counts, once per device and action.
+        for action in ["receipt", "receipt", "open"] {
+            let accepted = try await report("pro-desk", pro, action)
+            XCTAssertEqual(accepted.json, ["device": "pro-desk", "schedule": .string(pro), "action": .string(action)])
+        }
+        try await assertEqual(try await report("free-desk", byAlias, "dismiss").status, 200)
+        try await assertEqual(try await activity(pro), ["dismiss": 0, "open": 1, "receipt": 1])
+        try await assertEqual(try await activity(byAlias), ["dismiss": 1, "open": 0, "receipt": 0])
+        try await assertEqual(try await activity(later), ["dismiss": 0, "open": 0, "receipt": 0])
+    }
+
+    /// A broadcast (no aliases, no tags) goes to every device of its app at that moment.
+    func testABroadcastsAudienceIsTheAppsDevicesWhenItWentOut() async throws {
+        _ = try await server.register(app, ["alias": "before"])
+        let everyone = try await send("Everyone")
+        _ = try await server.register(app, ["alias": "after"])
+        try await assertEqual(try await report("before", everyone).status, 200)
+        assertEnvelope(try await report("after", everyone), status: 404)
+        // Android reports with a form (§17.2).
+        let form = try await server.call(
+            "POST", "/api/push/schedule/activity", token: app,
+            body: .form([("device", "before"), ("schedule", everyone), ("action", "open"), ("platform", "android")]))
+        XCTAssertEqual(form.json, ["device": "before", "schedule": .string(everyone), "action": "open"])
+        try await assertEqual(try await activity(everyone), ["dismiss": 0, "open": 1, "receipt": 1])
     }
 }

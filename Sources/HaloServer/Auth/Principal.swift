@@ -9,4 +9,6 @@ struct Principal: Sendable {
     var canEdit: Bool
     /// Display name recorded in `createdBy` / `updatedBy` / `deletedBy`.
     var displayName: String
+    /// The app (`appId`, §6.2) of `clientId`: the only one its devices may name (§23.12).
+    var clientAppId: Int64? = nil
 }

@@ -71,11 +71,24 @@ struct TokenService: Sendable {
             let email = grant.userEmail ?? userId
             return Principal(
                 clientId: grant.clientId, userId: userId, canEdit: grant.userEditor ?? false,
-                displayName: displayName.isEmpty ? email : displayName)
+                displayName: displayName.isEmpty ? email : displayName, clientAppId: grant.clientAppId)
         }
         return Principal(
             clientId: grant.clientId, userId: nil, canEdit: grant.clientEditor ?? false,
-            displayName: grant.clientName ?? "App")
+            displayName: grant.clientName ?? "App", clientAppId: grant.clientAppId)
+    }
+
+    /// The app client an identified login is made for (§23.12): the client of the bearer token
+    /// sent with it, when that token is valid or only expired (iOS logs in again with its expired
+    /// user token, §7.2). No token, or a malformed, unknown or revoked one: nil (the login still
+    /// succeeds; its token then has no client).
+    func loginClient(authorization: String?, in db: any SQLExecutor) throws -> String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard let grant = try TokenRecord.grant(accessHash: SecretHasher.tokenDigest(token), in: db), !grant.revoked else { return nil }
+        return grant.clientId
     }
 
     /// Revokes one access token (and its refresh token). Returns whether it existed.

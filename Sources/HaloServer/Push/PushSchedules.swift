@@ -90,13 +90,15 @@ enum PushSchedules {
         }
     }
 
-    /// Sends `schedule` now: marks it sent and writes its event, in the caller's transaction, so
-    /// it goes out exactly once whatever crashes around it.
+    /// Sends `schedule` now: marks it sent, writes its event and records the devices its audience
+    /// names at this moment (`PushRecipients`: only they may report activity), in the caller's
+    /// transaction, so it goes out exactly once whatever crashes around it.
     static func send(_ schedule: inout PushScheduleRecord, at now: Int64, in db: any SQLExecutor) throws {
         schedule.sentAt = now
         try schedule.update(db)
-        try EventLog.recordNotification(
-            data: try eventData(schedule), audience: try NotificationAudience(json: schedule.audienceJson), at: now, in: db)
+        let audience = try NotificationAudience(json: schedule.audienceJson)
+        try EventLog.recordNotification(data: try eventData(schedule), audience: audience, at: now, in: db)
+        try PushRecipients.record(schedule: schedule.id, audience: audience, in: db)
     }
 
     /// What devices receive: the flat keys of a push payload (§17.1), strings as Firebase sends

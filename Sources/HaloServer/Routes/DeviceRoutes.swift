@@ -5,25 +5,36 @@ import Hummingbird
 
 /// E5–E7 devices ("appuser", §6): create, read, update with segmentation tags and push tokens.
 ///
-/// Our extension: creating a device answers once with `eventStreamSecret`, the credential that
-/// opens the device's notification stream (app tokens are shared by every install and an alias is
-/// no secret); an update with `"renewEventStreamSecret": true` issues a new one (the old stops
-/// working). Only its digest is stored; reads never show it.
+/// Our extensions (docs/protocol.md §23.8, §23.12): creating a device answers once with
+/// `eventStreamSecret`, the credential that opens the device's notification stream (app tokens are
+/// shared by every install and an alias is no secret); an update with
+/// `"renewEventStreamSecret": true` issues a new one (the old stops working) and needs the current
+/// one (`X-Halo-Device-Secret`) or an editor's token. Only its digest is stored; reads never show
+/// it. A device belongs to the app client whose token registered it: other clients' tokens get 404
+/// (`DeviceRecord.isReachable(by:in:)`), and its `appId` is its client's app.
 enum DeviceRoutes {
     static func register(_ router: Router<ServerContext>, _ env: ServerEnvironment) {
         router.post("/api/segmentation/appuser") { request, _ in
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let input = try DeviceInput(body)
-            let device = try await env.write(request) { db, _ in
+            let device = try await env.write(request) { db, principal in
+                guard principal.clientId != nil || principal.canEdit else {
+                    throw APIError.forbidden(
+                        "A user token without an app client cannot register a device: log in (identified login) with your app's token, or send client_id and client_secret with the password grant"
+                    )
+                }
+                let appId = try requireAppId(input.appId, clientApp: principal.clientAppId, stored: nil, editor: principal.canEdit)
                 let now = env.clock.next()
                 let id = Identifiers.objectID()
                 let alias =
                     try input.alias.map { try requireFreeAlias($0, except: nil, db) }
                     ?? "anonymous-" + Identifiers.randomLowercase(25)
                 var device = DeviceRecord(
-                    id: id, alias: alias, appId: input.appId ?? 1, email: input.email,
+                    id: id, alias: alias, appId: appId, email: input.email,
                     devicesJson: JSONValue.array(input.devices ?? []).jsonString(),
                     tagsJson: JSONValue.array(input.tags ?? []).jsonString(), createdAt: now, updatedAt: now)
+                device.clientId = principal.clientId
+                device.userId = principal.clientId == nil ? principal.userId : nil
                 let secret = Identifiers.secret()
                 device.streamSecretDigest = SecretHasher.tokenDigest(secret)
                 try device.insert(db)
@@ -34,7 +45,7 @@ enum DeviceRoutes {
 
         router.get("/api/segmentation/appuser/:deviceId") { request, context in
             let id = try context.parameters.require("deviceId")
-            let device = try await env.read(request) { db, _ in try render(find(id: id, in: db)) }
+            let device = try await env.read(request) { db, principal in try render(find(id: id, for: principal, in: db)) }
             return JSONResponse.make(device)
         }
 
@@ -42,8 +53,20 @@ enum DeviceRoutes {
             let id = try context.parameters.require("deviceId")
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let input = try DeviceInput(body)
-            let device = try await env.write(request) { db, _ in
-                var device = try find(id: id, in: db)
+            let sentSecret = secretHeader.flatMap { request.headers[$0] }
+            let device = try await env.write(request) { db, principal in
+                var device = try find(id: id, for: principal, in: db)
+                // A device registered before devices had owners becomes its first updater's (§23.12).
+                if device.isUnclaimed, let client = principal.clientId { device.clientId = client }
+                let clientApp = try device.clientId.flatMap { try clientAppId(of: $0, in: db) }
+                device.appId = try requireAppId(input.appId, clientApp: clientApp, stored: device.appId, editor: principal.canEdit)
+                if input.renewStreamSecret && !principal.canEdit, let digest = device.streamSecretDigest,
+                    sentSecret.map({ SecretHasher.tokenDigest($0) != digest }) ?? true
+                {
+                    throw APIError.forbidden(
+                        "Renewing the device's stream secret needs its current secret in X-Halo-Device-Secret (or an editor's token); a device that lost its secret registers again (POST /api/segmentation/appuser)"
+                    )
+                }
                 var devices = try JSONValue(string: device.devicesJson).arrayValue ?? []
                 if let sent = input.devices {
                     if input.replaceTokens {
@@ -53,7 +76,6 @@ enum DeviceRoutes {
                     }
                 }
                 if let alias = input.alias { device.alias = try requireFreeAlias(alias, except: id, db) }
-                if let appId = input.appId { device.appId = appId }
                 if let email = input.email { device.email = email }
                 device.devicesJson = JSONValue.array(devices).jsonString()
                 if let tags = input.tags { device.tagsJson = JSONValue.array(tags).jsonString() }
@@ -65,6 +87,29 @@ enum DeviceRoutes {
             }
             return JSONResponse.make(device)
         }
+    }
+
+    /// The header carrying a device's stream secret (§23.8).
+    static let secretHeader = HTTPFields.Element.Name("X-Halo-Device-Secret")
+
+    /// The `appId` a device gets: its client's app (`clientApp`). A body naming another is a 400
+    /// naming `appId` (compared as numbers: Android sends a string, §6.2). A device without a
+    /// client keeps its stored app (`stored`; a new one takes the body's, else 1), which only
+    /// an editor may change.
+    static func requireAppId(_ sent: Int64?, clientApp: Int64?, stored: Int64?, editor: Bool) throws -> Int64 {
+        let expected = clientApp ?? stored
+        guard let sent else { return expected ?? 1 }
+        if let expected, sent != expected, clientApp != nil || !editor {
+            throw APIError.badRequest(
+                "'appId' must be \(expected), the app of this device's client (got \(sent))",
+                extra: ["appId": "invalid_attribute"])
+        }
+        return sent
+    }
+
+    /// The app of the client `clientId` (nil when that client no longer exists).
+    private static func clientAppId(of clientId: String, in db: any SQLExecutor) throws -> Int64? {
+        try db.fetchValue(Int64.self, "SELECT app_id FROM server_client WHERE id = ?", clientId)
     }
 
     /// A device body, validated. Input timestamps are ignored (§6.2); tags replace the stored set.
@@ -146,8 +191,12 @@ enum DeviceRoutes {
         return alias
     }
 
-    private static func find(id: String, in db: any SQLExecutor) throws -> DeviceRecord {
-        guard let device = try DeviceRecord.find(id: id, in: db) else { throw APIError.notFound("Device \(id) not found") }
+    /// The device `id` when `principal` may act on it; otherwise 404, as for a device that does
+    /// not exist (another client's device is none of this token's business).
+    private static func find(id: String, for principal: Principal, in db: any SQLExecutor) throws -> DeviceRecord {
+        guard let device = try DeviceRecord.find(id: id, in: db), try device.isReachable(by: principal, in: db) else {
+            throw APIError.notFound("Device \(id) not found")
+        }
         return device
     }
 

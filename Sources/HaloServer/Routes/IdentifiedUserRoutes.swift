@@ -34,11 +34,15 @@ enum IdentifiedUserRoutes {
                 userId = try await socialUser(identity, network: network, profile: Accounts.NewUser(email: nil), env)
             }
             let deviceAlias = try fields.optionalString("deviceId")
+            let authorization = request.headers[.authorization]
             let answer: JSONValue = try await env.storage.write { db in
+                // The user's token acts for the app client of the token sent with the login (§23.12).
+                let clientId = try env.tokens.loginClient(authorization: authorization, in: db)
                 if let deviceAlias, !deviceAlias.isEmpty {
                     try UserRecord.setDeviceAlias(deviceAlias, userId: userId, in: db)
+                    try nameDevice(alias: deviceAlias, userId: userId, clientId: clientId, in: db)
                 }
-                let token = try env.tokens.issue(clientId: nil, userId: userId, in: db)
+                let token = try env.tokens.issue(clientId: clientId, userId: userId, in: db)
                 return ["user": try Accounts.profile(id: userId, in: db).json, "token": token.json]
             }
             return JSONResponse.make(answer)
@@ -71,6 +75,16 @@ enum IdentifiedUserRoutes {
         user.password = password
         let created = try await Accounts.createUser(user, in: env.storage, hashing: env.hashing)
         return JSONResponse.make(created.json)
+    }
+
+    /// Records the device a login named (`deviceId`) as the user's (§23.12), when the login's
+    /// client may act on it: a device of that client, or one unclaimed since devices have owners
+    /// (an alias is no secret, so a login cannot name another app's device into its user's reach).
+    /// A login without a client names only unclaimed devices. Naming never fails the login.
+    private static func nameDevice(alias: String, userId: String, clientId: String?, in db: any SQLExecutor) throws {
+        guard let device = try DeviceRecord.find(alias: alias, in: db) else { return }
+        guard device.isUnclaimed || (clientId != nil && device.clientId == clientId) || device.userId == userId else { return }
+        try DeviceRecord.recordNaming(deviceId: device.id, byUser: userId, at: TokenService.nowMilliseconds(), in: db)
     }
 
     private static func verifySocial(network: String, token: String, _ env: ServerEnvironment) async throws

@@ -2,9 +2,10 @@ import HaloContentStore
 import Hummingbird
 
 /// Push notifications (§17): E20 `POST /api/push/schedule/activity` (iOS sends JSON, Android a
-/// form; stored and echoed), and for editors `POST /api/push/schedule/` to send or schedule one
-/// (§17.3; delivered on the live event stream, docs/protocol.md §23.8), `GET` for the history with
-/// activity counts, `DELETE /api/push/schedule/:id` to withdraw one not yet sent.
+/// form; stored and echoed, 404 unless the notification went to that device), and for editors
+/// `POST /api/push/schedule/` to send or schedule one (§17.3; delivered on the live event stream,
+/// docs/protocol.md §23.8), `GET` for the history with activity counts,
+/// `DELETE /api/push/schedule/:id` to withdraw one not yet sent.
 enum PushRoutes {
     static let actions: Set<String> = ["receipt", "open", "dismiss"]
     /// Newest schedules listed by the history.
@@ -63,7 +64,17 @@ enum PushRoutes {
                 throw APIError.badRequest("'action' must be one of receipt, open, dismiss (got '\(action)')")
             }
             let platform = try fields.optionalString("platform")
-            try await env.write(request) { db, _ in
+            try await env.write(request) { db, principal in
+                // Only what happened counts (§17.2): a sent notification, reported for a device of
+                // its audience when it went out, that this token may act on (§23.12).
+                guard let sent = try PushScheduleRecord.fetchOne(db, key: schedule), sent.sentAt != nil else {
+                    throw APIError.notFound("Notification \(schedule) not found (or not sent yet)")
+                }
+                guard let reporter = try DeviceRecord.find(alias: device, in: db), try reporter.isReachable(by: principal, in: db)
+                else { throw APIError.notFound("Device \(device) not found") }
+                guard try PushRecipients.includes(schedule: schedule, deviceId: reporter.id, in: db) else {
+                    throw APIError.notFound("Notification \(schedule) was not sent to device \(device)")
+                }
                 try PushActivityRecord(
                     device: device, schedule: schedule, action: action, platform: platform,
                     createdAt: TokenService.nowMilliseconds()

@@ -2,7 +2,8 @@ import Foundation
 import HaloContentStore
 import Hummingbird
 
-/// E1/E2 `POST /api/oauth/token?_app|_user`: client-credentials, refresh and password grants (§3.2).
+/// E1/E2 `POST /api/oauth/token?_app|_user`: client-credentials, refresh and password grants (§3.2);
+/// a password grant may name its app client (ours, §23.12).
 /// Every grant checks a secret: all of them go through `LoginThrottle` (429 when the client id,
 /// the email or the caller's address has failed too often).
 enum TokenRoutes {
@@ -24,13 +25,18 @@ enum TokenRoutes {
                 guard let refreshed else { throw APIError.unauthorized("Refresh token is not valid") }
                 token = refreshed
             case "password":
+                // Ours (§23.12): `client_id` with its `client_secret` makes the user's token act for
+                // that app client (HaloServices sends them); without them the token has no client.
+                let sentClient = try fields.optionalString("client_id") != nil || fields.optionalString("client_secret") != nil
+                let clientId = sentClient ? try await authenticateClient(fields, address: context.clientAddress, env) : nil
                 let (username, password) = try userCredentials(request, fields)
                 let verified = try await env.logins.check(.user(email: username), address: context.clientAddress) { lane in
                     try await Accounts.verifyPassword(
                         email: username, password: password, in: env.storage, hashing: env.hashing, lane: lane)
                 }
                 guard let userId = verified else { throw APIError.unauthorized("Invalid username or password") }
-                token = try await env.storage.write { db in try env.tokens.issue(clientId: nil, userId: userId, scope: "user", in: db) }
+                token = try await env.storage.write { db in try env.tokens.issue(clientId: clientId, userId: userId, scope: "user", in: db)
+                }
             case "":
                 throw APIError.badRequest("'grant_type' is required")
             default:

@@ -108,7 +108,7 @@ enum ServerDatabase {
         ContentTables.migrations + [
             v1Migration, EventLog.migration, PocketRecord.revisionMigration, UserRecord.optionalEmailMigration,
             PushScheduleRecord.migration, EventLog.readersMigration, ModuleCatalog.designMigration, ImportStaging.migration,
-            LoginThrottle.recordsMigration,
+            LoginThrottle.recordsMigration, DeviceRecord.ownerMigration, PushRecipients.migration,
         ]
 
     static let v1Migration = StorageMigration(

@@ -37,6 +37,8 @@ struct TokenRecord: ServerRecord {
         var userId: String?
         var clientEditor: Bool?
         var clientName: String?
+        /// The app (`server_client.app_id`) of the token's client, if it has one.
+        var clientAppId: Int64?
         var userEditor: Bool?
         var userDisplayName: String?
         var userEmail: String?
@@ -47,7 +49,7 @@ struct TokenRecord: ServerRecord {
         try db.fetchOne(
             """
             SELECT t.expires_at, t.revoked, t.client_id, t.user_id,
-                   c.editor AS client_editor, c.name AS client_name,
+                   c.editor AS client_editor, c.name AS client_name, c.app_id AS client_app_id,
                    u.editor AS user_editor, u.display_name AS user_display_name, u.email AS user_email
             FROM server_token t
             LEFT JOIN server_client c ON c.id = t.client_id
