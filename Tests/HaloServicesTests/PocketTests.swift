@@ -1,6 +1,7 @@
 import Foundation
 import HaloContentStore
 import HaloServer
+import HaloTestSupport
 import XCTest
 
 @testable import HaloServices
@@ -219,5 +220,106 @@ final class PocketTests: XCTestCase {
         name.setReferences(key: String(repeating: "k", count: PocketLimits.referenceLength + 1), values: ["a"])
         let longName = try XCTUnwrap(refusal(name))
         XCTAssertTrue(longName.contains("list name") && longName.contains("limit is \(PocketLimits.referenceLength)"), longName)
+    }
+    /// The whole pocket is checked before sending against the limits the server announced on its
+    /// pocket answers (`X-Halo-Pocket-Limits`), counted in UTF-8 bytes as the server counts them;
+    /// before any answer, the defaults. Edges: exactly the limit is sent and stored, one byte more
+    /// is refused without a request.
+    func testTheWholePocketIsCheckedAgainstTheAnnouncedLimits() async throws {
+        var settings = HaloServerConfiguration(
+            dataDirectory: try temporaryDirectory("pocket-limits-server"), logRequests: false)
+        settings.limits.pocketBytes = 10_000
+        settings.limits.pocketDataCharacters = 500
+        let server = try await TestDeployment.start(settings)
+        let client = try await server.admin.addClient()
+        try await server.admin.addUser(email: "ann@example.com", password: "ann-pass")
+        var configuration = HaloConfiguration()
+        configuration.appCredentials = Credentials(clientId: client.clientId, clientSecret: client.clientSecret)
+        configuration.environment = .custom(server.baseURL.absoluteString)
+        configuration.dataDirectory = try temporaryDirectory("pocket-limits-sdk")
+        configuration.applicationName = "PocketTests"
+        let core = CoreManager(configuration: configuration)
+        let recorder = RecordingAddon()
+        core.registerAddon(recorder)
+        do {
+            try await core.startup()
+            _ = try await core.auth.login(authProfile: AuthProfile(email: "ann@example.com", password: "ann-pass"), stayLoggedIn: false)
+            XCTAssertEqual(core.auth.pocketLimits, .defaults, "nothing announced yet")
+            _ = try await core.auth.getPocket()
+            XCTAssertEqual(core.auth.pocketLimits.wholePocketBytes, 10_000)
+            XCTAssertEqual(core.auth.pocketLimits.dataCharacters, 500)
+
+            // A list of four-byte characters topped up to exactly 10,000 bytes (counted here by
+            // hand: quotes and a comma each, then the last entry): sent and stored.
+            var entries = Array(repeating: String(repeating: "😀", count: 200), count: 12)
+            let used = #"{"data":{},"references":{"l":[]}}"#.utf8.count + entries.reduce(0) { $0 + $1.utf8.count + 3 }
+            let room = 10_000 - used - 2
+            entries.append(String(repeating: "😀", count: room / 4) + String(repeating: "a", count: room % 4))
+            let exact = Pocket()
+            exact.setReferences(key: "l", values: entries)
+            XCTAssertEqual(exact.wholeBytes, 10_000)
+            let saved = try await core.auth.savePocket(exact)
+            XCTAssertEqual(saved.references["l"], entries)
+            XCTAssertEqual(saved.wholeBytes, 10_000, "the server stored what the SDK counted")
+
+            // One byte more: refused before anything is sent.
+            let puts = recorder.requests(to: "/api/segmentation/identified-pocket").count
+            let over = Pocket()
+            over.setReferences(key: "l", values: entries.dropLast() + [entries[12] + "a"])
+            do {
+                _ = try await core.auth.savePocket(over)
+                XCTFail("a pocket of 10,001 bytes was sent")
+            } catch {
+                guard case .invalidInput(let message) = error else { throw error }
+                XCTAssertTrue(message.contains("10001 bytes") && message.contains("limit is 10000"), message)
+            }
+            XCTAssertEqual(recorder.requests(to: "/api/segmentation/identified-pocket").count, puts, "nothing was sent")
+            // HALO's data limit, as announced (500, not 2,000).
+            let data = Pocket()
+            data.setData(["d": .string(String(repeating: "x", count: 600))])
+            do {
+                _ = try await core.auth.savePocket(data)
+                XCTFail("data over the announced 500 characters was sent")
+            } catch {
+                guard case .invalidInput(let message) = error else { throw error }
+                XCTAssertTrue(message.contains("limit is 500"), message)
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    /// A pocket already over the limit (stored when the server allowed more) may be saved smaller,
+    /// still over; it may not grow. Without the pocket it is made on, the save alone is measured.
+    func testAPocketOverTheLimitMayShrink() throws {
+        var limits = PocketLimitValues()
+        limits.wholePocketBytes = 500
+        let big = Pocket(
+            references: ["a": [String(repeating: "é", count: 400)], "b": [String(repeating: "é", count: 400)]], data: [:], revision: "\"3\""
+        )
+        XCTAssertGreaterThan(big.wholeBytes, 1_600)
+        let shrink = Pocket()
+        shrink.setReferences(key: "a", values: nil)
+        XCTAssertGreaterThan(big.applying(shrink).wholeBytes, 500)
+        XCTAssertNoThrow(try shrink.validate(limits, basedOn: big))
+        let grow = Pocket()
+        grow.setData(["more": true])
+        XCTAssertThrowsError(try grow.validate(limits, basedOn: big))
+        let alone = Pocket()
+        alone.setReferences(key: "b", values: [String(repeating: "é", count: 600)])
+        XCTAssertThrowsError(try alone.validate(limits), "1,200 bytes of a save alone are over 500")
+    }
+
+    /// The header's value: every limit named, unknown names skipped, a garbled number unread.
+    func testTheAnnouncementIsRead() {
+        var values = PocketLimitValues()
+        values.wholePocketBytes = 5
+        values.referenceLists = 7
+        XCTAssertEqual(PocketLimitValues(headerValue: values.headerValue), values)
+        XCTAssertEqual(PocketLimitValues(headerValue: "bytes=5, reference-lists=7, future=9"), values)
+        XCTAssertNil(PocketLimitValues(headerValue: "bytes=lots"))
+        XCTAssertNil(PocketLimitValues(headerValue: "bytes=0"))
     }
 }

@@ -51,13 +51,13 @@ extension AuthManager {
     /// pocket moved on throws (`conflictingPocket`), as `savePocket` does.
     public func savePocketOrQueue(_ save: Pocket, basedOn base: Pocket) async throws(HaloError) -> PocketSaveOutcome {
         guard let (outbox, account) = pocketOutbox().map({ ($0.outbox, $0.account) }) else {
-            return .sent(try await savePocket(save, ifRevision: base.revision))
+            return .sent(try await savePocket(save, ifRevision: base.revision, basedOn: base))
         }
         if (try? outbox.pocketEntry(owner: account)) != nil {
             return try await queue(save, basedOn: base, in: outbox, owner: account, sending: true)
         }
         do {
-            return .sent(try await savePocket(save, ifRevision: base.revision))
+            return .sent(try await savePocket(save, ifRevision: base.revision, basedOn: base))
         } catch {
             guard case .network = error else { throw error }
             return try await queue(save, basedOn: base, in: outbox, owner: account, sending: false)
@@ -85,7 +85,8 @@ extension AuthManager {
             while true {
                 let save = try change(pocket)
                 do {
-                    return .sent(try await savePocket(save, ifRevision: pocket.revision))
+                    return .sent(
+                        try await savePocket(save, ifRevision: pocket.revision, basedOn: filterReferences == nil ? pocket : nil))
                 } catch {
                     guard let current = error.conflictingPocket, attempt < attempts else { throw error }
                     pocket = current

@@ -4,7 +4,7 @@ import Synchronization
 
 /// An identified user's pocket (PROTOCOL §8): named lists of references and a custom JSON
 /// object limited to 2,000 characters serialized (the limits are `PocketLimits`, shared with the
-/// server, and checked before sending). A reference type as in the seed
+/// server, and checked before sending against the numbers the server announced: `pocketLimits`). A reference type as in the seed
 /// (`let pocket = Pocket(); pocket.addReference(…)`), safe to share across tasks.
 public final class Pocket: Sendable, CustomStringConvertible {
     /// The documented limit of `data` as serialized JSON, checked before sending: the shared
@@ -121,42 +121,52 @@ public final class Pocket: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Fails with `invalidInput` when the pocket breaks a `PocketLimits` rule: `data` longer than
-    /// `PocketLimits.dataCharacters` (as `PocketLimits.dataLength(_:)` counts: Unicode scalars of
-    /// its compact sorted JSON), more than `referenceLists` lists, a list of more than
-    /// `entriesPerList` entries, or a list name or entry longer than `referenceLength` scalars.
-    /// Lists marked for removal (sent as null) add no list and hold no entries.
-    func validate() throws(HaloError) {
+    /// Fails with `invalidInput` when the pocket breaks a rule of `limits` (the server's, as it
+    /// announced them): `data` longer than `dataCharacters` (as `PocketLimits.dataLength(_:)`
+    /// counts: Unicode scalars of its compact sorted JSON), more than `referenceLists` lists, a
+    /// list of more than `entriesPerList` entries, a list name or entry longer than
+    /// `referenceLength` scalars, or a whole pocket over `wholePocketBytes` (`wholeBytes`). Lists
+    /// marked for removal (sent as null) add no list and hold no entries. With `base` (the pocket
+    /// the save is made on) the whole pocket is the one the save leaves on the server, and a
+    /// pocket already over the limit may be saved smaller; without, the save alone is measured.
+    func validate(_ limits: PocketLimitValues = .defaults, basedOn base: Pocket? = nil) throws(HaloError) {
         let (references, data) = state.withLock { ($0.references, $0.data) }
         let length = PocketLimits.dataLength(data)
-        if length > PocketLimits.dataCharacters {
-            throw .invalidInput(message: "Pocket data is \(length) characters of JSON; the limit is \(PocketLimits.dataCharacters)")
+        if length > limits.dataCharacters {
+            throw .invalidInput(message: "Pocket data is \(length) characters of JSON; the limit is \(limits.dataCharacters)")
         }
         let lists = references.compactMapValues { $0 }
-        if lists.count > PocketLimits.referenceLists {
-            throw .invalidInput(message: "The pocket has \(lists.count) reference lists; the limit is \(PocketLimits.referenceLists)")
+        if lists.count > limits.referenceLists {
+            throw .invalidInput(message: "The pocket has \(lists.count) reference lists; the limit is \(limits.referenceLists)")
         }
         for key in references.keys.sorted() {
             let nameLength = key.unicodeScalars.count
-            if nameLength > PocketLimits.referenceLength {
+            if nameLength > limits.referenceLength {
                 throw .invalidInput(
                     message:
-                        "The pocket reference list name \"\(key.prefix(40))…\" is \(nameLength) characters; the limit is \(PocketLimits.referenceLength)"
+                        "The pocket reference list name \"\(key.prefix(40))…\" is \(nameLength) characters; the limit is \(limits.referenceLength)"
                 )
             }
             guard let list = lists[key] else { continue }
-            if list.count > PocketLimits.entriesPerList {
+            if list.count > limits.entriesPerList {
                 throw .invalidInput(
                     message:
-                        "The pocket reference list \"\(key)\" has \(list.count) entries; the limit is \(PocketLimits.entriesPerList) per list"
+                        "The pocket reference list \"\(key)\" has \(list.count) entries; the limit is \(limits.entriesPerList) per list"
                 )
             }
-            if let (index, entry) = list.enumerated().first(where: { $0.element.unicodeScalars.count > PocketLimits.referenceLength }) {
+            if let (index, entry) = list.enumerated().first(where: { $0.element.unicodeScalars.count > limits.referenceLength }) {
                 throw .invalidInput(
                     message:
-                        "Entry \(index + 1) of the pocket reference list \"\(key)\" is \(entry.unicodeScalars.count) characters; the limit is \(PocketLimits.referenceLength)"
+                        "Entry \(index + 1) of the pocket reference list \"\(key)\" is \(entry.unicodeScalars.count) characters; the limit is \(limits.referenceLength)"
                 )
             }
+        }
+        let whole = (base?.applying(self) ?? self).wholeBytes
+        if whole > limits.wholePocketBytes, whole > base?.wholeBytes ?? 0 {
+            throw .invalidInput(
+                message:
+                    "The pocket would be \(whole) bytes of JSON (data and references together); the limit is \(limits.wholePocketBytes)"
+            )
         }
     }
 
@@ -223,24 +233,32 @@ extension AuthManager {
         let key = Pocket.keptAnswerKey(owner: currentUser?.account ?? "-", filter: filterReferences)
         let response = try await core.perform(call, cacheKey: key, keep: Pocket.keptCopy(of:))
         if AnswerSource(response).isFromCache { return try Pocket(keptCopy: response.body) }
+        Pocket.noteLimits(of: response, core: core)
         return try Pocket(wire: try response.json(), revision: response.headers["etag"])
     }
 
-    /// Saves the pocket (§8.2) and returns the server's resulting pocket. A pocket over a
-    /// `PocketLimits` limit (data over 2,000 characters, too many or too long reference lists or
-    /// entries) fails with `invalidInput` before anything is sent.
+    /// Saves the pocket (§8.2) and returns the server's resulting pocket. A pocket over a limit
+    /// of the server (`pocketLimits`: data over 2,000 characters, too many or too long reference
+    /// lists or entries, a whole pocket over 256 KiB) fails with `invalidInput` before anything
+    /// is sent.
     ///
     /// With `ifRevision` (a `Pocket.revision` read earlier) the save happens only if nobody saved
     /// the pocket since (`If-Match`, our extension §23.9); otherwise it fails with HTTP 409 and
     /// the error's `conflictingPocket` is the pocket as it is now, so a read-modify-write redoes
     /// its change on that, never overwriting what another device saved.
     public func savePocket(_ pocket: Pocket, ifRevision: String? = nil) async throws(HaloError) -> Pocket {
-        try pocket.validate()
+        try await savePocket(pocket, ifRevision: ifRevision, basedOn: nil)
+    }
+
+    /// `savePocket`, checked as the pocket `base` becomes with it when `base` is known.
+    func savePocket(_ pocket: Pocket, ifRevision: String?, basedOn base: Pocket?) async throws(HaloError) -> Pocket {
         let core = try requireCore()
+        try pocket.validate(Pocket.limits(of: core), basedOn: base)
         let call = APIRequest(
             .put, "api/segmentation/identified-pocket", body: .json(pocket.wireJSON),
             headers: ifRevision.map { ["If-Match": $0] } ?? [:], authenticationMode: .appPlus)
         let response = try await core.perform(call)
+        Pocket.noteLimits(of: response, core: core)
         let saved = try Pocket(wire: try response.json(), revision: response.headers["etag"])
         await keepCopy(of: response, core: core)
         return saved

@@ -17,17 +17,18 @@ extension Outbox {
     /// Queues `save` (a pocket as `AuthManager.savePocket` sends it) of `owner`'s pocket, made on
     /// `base` (read from the server or the offline copy: its revision is the replay's `If-Match`).
     /// A save of `owner` already waiting takes this one in. Fails with `invalidInput` when the
-    /// save breaks a `PocketLimits` rule.
+    /// save breaks a rule of the server's pocket limits (`AuthManager.pocketLimits`).
     @discardableResult
     public func enqueuePocket(_ save: Pocket, basedOn base: Pocket, owner: String) throws -> OutboxPocketEntry {
-        try save.validate()
+        let limits = Pocket.limits(of: core)
+        try save.validate(limits, basedOn: base)
         let now = HaloTimestamp.milliseconds(from: Date())
         return try cache.write { db in
             if let waiting = try Self.pocketEntry(owner: owner, in: db) {
                 let joined = waiting.save
                 for (key, list) in save.referencesToSave { joined.setReferences(key: key, values: list) }
                 joined.setData(save.data)
-                try joined.validate()
+                try joined.validate(limits, basedOn: waiting.base)
                 // A failed save is tried again with the new one; a conflict stays for the user to settle.
                 try db.execute(
                     sql: """
@@ -166,7 +167,7 @@ extension Outbox {
             revision = current.revision
         }
         do {
-            return .saved(try await core.auth.savePocket(entry.save, ifRevision: revision))
+            return .saved(try await core.auth.savePocket(entry.save, ifRevision: revision, basedOn: entry.base))
         } catch {
             guard let theirs = error.conflictingPocket else { throw error }
             return .conflict(theirs)
