@@ -137,6 +137,56 @@ final class PocketWindowTests: XCTestCase {
         }
     }
 
+    /// The meter of the whole pocket counts what the server counts, against the limits it
+    /// announced: lists near the 262,144 bytes and data of four-byte characters pass the limit, and
+    /// Save waits with the reason in words before anything is sent.
+    func testTheWholePocketMeterCountsAsTheServerAndSaveWaitsOverTheLimit() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer { harness.tearDown() }
+            // Three lists of 87 entries of 250 four-byte characters: 261,853 bytes with the data.
+            let entry = String(repeating: "😀", count: 250)
+            let lists = Dictionary(uniqueKeysWithValues: (0..<3).map { ("list\($0)", Array(repeating: entry, count: 87)) })
+            try Self.setPocket(data: ["note": "short"], references: lists, harness: harness)
+            let stored = try WorkspaceHarness.wait { [checker = harness.checker] in try await checker.auth.getPocket() }
+            let window = try Self.open(harness)
+            XCTAssertEqual(window.draft?.limits, harness.appCore.auth.pocketLimits, "the limits the server announced")
+            XCTAssertEqual(harness.appCore.auth.pocketLimits.wholePocketBytes, 262_144)
+            XCTAssertEqual(window.pocketSizeLabel.text, "\(DisplayFormat.count(stored.wholeBytes)) of 262,144 bytes used")
+            XCTAssertEqual(stored.wholeBytes, 261_853)
+
+            // 1,000 four-byte characters of data: within its 2,000 characters, over the whole pocket's bytes.
+            let editor = try XCTUnwrap(window.editor)
+            try Self.valueEntry("note", in: editor).text = String(repeating: "😀", count: 1_000)
+            let grown = try XCTUnwrap(window.draft?.wholeBytes)
+            XCTAssertEqual(grown, stored.wholeBytes - 5 + 4_000)
+            XCTAssertEqual(window.pocketSizeLabel.text, "\(DisplayFormat.count(grown)) of 262,144 bytes used")
+            XCTAssertEqual(window.sizeLabel.text, "1,011 of 2,000 characters")
+            XCTAssertFalse(window.saveButton.isSensitive)
+            let reason = try XCTUnwrap(window.problemLabel.isVisible ? window.problemLabel.text : nil)
+            XCTAssertEqual(
+                reason,
+                "The pocket would take \(DisplayFormat.count(grown)) bytes, \(DisplayFormat.count(grown - 262_144)) more than the 262,144 it can hold. Remove entries or data to save."
+            )
+            XCTAssertEqual(window.saveButton.tooltip, reason)
+            try GUITestEnvironment.screenshots(of: window.window, named: "pocket-window-size")
+            window.review()
+            XCTAssertEqual(window.completedSaves, 0, "nothing is sent")
+
+            // Smaller: saved, and the server's pocket is what the meter said.
+            try Self.valueEntry("note", in: editor).text = String(repeating: "😀", count: 20)
+            XCTAssertTrue(window.saveButton.isSensitive, window.problemLabel.text)
+            let shown = try XCTUnwrap(window.draft?.wholeBytes)
+            window.saveButton.click()
+            let saves = window.completedSaves
+            window.confirmButton.click()
+            XCTAssertTrue(harness.pump { window.completedSaves > saves })
+            XCTAssertEqual(window.windowTitle.subtitle, "Saved")
+            let saved = try WorkspaceHarness.wait { [checker = harness.checker] in try await checker.auth.getPocket() }
+            XCTAssertEqual(saved.wholeBytes, shown)
+        }
+    }
+
     func testAPocketSavedElsewhereIsShownBesideMineAndKeepMineSavesOverIt() throws {
         try MainActor.assumeIsolated {
             let harness = try WorkspaceHarness()

@@ -91,4 +91,52 @@ final class SendNotificationTests: XCTestCase {
             XCTAssertTrue(window.historyRows[scheduled.id]?.subtitle.hasPrefix("Withdrawn") ?? false)
         }
     }
+    /// The bytes a notification carries (title, text and the instance it opens, as compact JSON)
+    /// are counted as the user types, as the server counts them: exactly 4,096 bytes is sent (the
+    /// server takes it), one more is said in words at the form and Send waits, so the user never
+    /// meets the server's refusal. Four-byte characters, so bytes are not characters.
+    func testTheBytesLeftAreShownAndSendWaitsUntilItFits() throws {
+        try MainActor.assumeIsolated {
+            let harness = try WorkspaceHarness()
+            defer {
+                harness.view.sendNotificationWindow?.window.destroy()
+                harness.tearDown()
+            }
+            harness.view.showSendNotification()
+            let window = try XCTUnwrap(harness.view.sendNotificationWindow)
+            XCTAssertTrue(harness.pump { window.completedRequests > 0 }, "the history was not read")
+            // `{"data":{},"notification":{"title":""}}`: what an empty form would carry.
+            XCTAssertEqual(window.sizeLabel.text, "4,057 of 4,096 bytes left")
+
+            window.titleRow.asEditable.text = "Spring sale"
+            XCTAssertEqual(window.sizeLabel.text, "4,046 of 4,096 bytes left")
+            // {"data":{},"notification":{"body":"…","title":"…"}}: 49 bytes around the texts.
+            let body = String(repeating: "😀", count: 1_000)
+            let title = String(repeating: "😀", count: 11) + "abc"
+            XCTAssertEqual(49 + body.utf8.count + title.utf8.count, 4_096)
+            window.bodyRow.asEditable.text = body
+            window.titleRow.asEditable.text = title
+            XCTAssertEqual(window.sizeLabel.text, "0 of 4,096 bytes left")
+            XCTAssertTrue(window.sendButton.isSensitive)
+
+            window.titleRow.asEditable.text = title + "d"
+            XCTAssertEqual(
+                window.sizeLabel.text,
+                "1 byte too long: a notification carries at most 4,096 bytes. Shorten the title or the text to send it.")
+            XCTAssertTrue(window.sizeLabel.hasCSSClass("error"))
+            XCTAssertFalse(window.sendButton.isSensitive, "Send waits until it fits")
+            XCTAssertEqual(window.sendButton.tooltip, window.sizeLabel.text)
+            try GUITestEnvironment.screenshots(of: window.window, named: "send-notification-too-long")
+
+            window.titleRow.asEditable.text = title
+            XCTAssertFalse(window.sizeLabel.hasCSSClass("error"))
+            try GUITestEnvironment.screenshots(of: window.window, named: "send-notification-bytes-left")
+            let requests = window.completedRequests
+            window.send()
+            XCTAssertTrue(harness.pump { window.completedRequests > requests && window.history.count == 1 })
+            XCTAssertFalse(window.problemLabel.isVisible, "the server took exactly 4,096 bytes: \(window.problemLabel.text)")
+            XCTAssertEqual(window.history.first?.body, body)
+            XCTAssertEqual(window.sizeLabel.text, "4,057 of 4,096 bytes left", "the form is empty again")
+        }
+    }
 }

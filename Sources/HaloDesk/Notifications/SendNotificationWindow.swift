@@ -4,7 +4,8 @@ import Foundation
 import HaloServices
 
 /// The Send Notification window (main menu → Send Notification; `send-notification.ui`): an
-/// editor writes a notification (title, text, the instance it opens), picks who gets it (every
+/// editor writes a notification (title, text, the instance it opens; the bytes left of the 4,096 a
+/// notification carries are counted as they type, and Send waits until it fits), picks who gets it (every
 /// device, devices with segmentation tags, devices by alias) and when (now or later), sees it as
 /// the desktop will show it, and sends it through HALO's send API. Below, the notifications sent
 /// and scheduled, with how many devices received, opened and dismissed each (refreshed while the
@@ -23,6 +24,8 @@ final class SendNotificationWindow {
     let linkPicker: InstancePicker
     let sendButton: Button
     let problemLabel: Label
+    /// The bytes left of what a notification can carry (`PushDraft.payloadByteLimit`).
+    let sizeLabel: Label
     let previewTitle: Label
     let previewBody: Label
     let previewAudience: Label
@@ -59,6 +62,7 @@ final class SendNotificationWindow {
         dateRow = try builder.object("date_row")
         sendButton = try builder.object("send_button")
         problemLabel = try builder.object("problem_label")
+        sizeLabel = try builder.object("size_label")
         previewTitle = try builder.object("preview_title")
         previewBody = try builder.object("preview_body")
         previewAudience = try builder.object("preview_audience")
@@ -147,8 +151,33 @@ final class SendNotificationWindow {
                 sendOn.map { "Goes out \(DisplayFormat.minute(Date(timeIntervalSince1970: $0 / 1000)))" } ?? "Pick when it goes out")
         }
         previewAudience.text = lines.joined(separator: " · ")
-        sendButton.isSensitive = !title.isEmpty
+        let tooBig = showSize()
+        sendButton.isSensitive = !title.isEmpty && tooBig == nil
+        sendButton.tooltip = tooBig ?? "Send (Ctrl+Return)"
         sendButton.label = isScheduled ? "_Schedule" : "_Send"
+    }
+
+    /// What the notification carries to each device, as the server counts it (title, text and
+    /// the instance it opens): the bytes left, or, when over, why it cannot be sent (returned).
+    private func showSize() -> String? {
+        var payload = PushDraft(
+            title: titleRow.asEditable.text.trimmingCharacters(in: .whitespaces),
+            body: bodyRow.asEditable.text.trimmingCharacters(in: .whitespaces))
+        if let link { payload.instance = (link.moduleId, link.id) }
+        let left = payload.payloadBytesLeft
+        let limit = DisplayFormat.count(PushDraft.payloadByteLimit)
+        guard left < 0 else {
+            sizeLabel.text = "\(DisplayFormat.count(left)) of \(limit) bytes left"
+            sizeLabel.removeCSSClass("error")
+            sizeLabel.addCSSClass("dim-label")
+            return nil
+        }
+        let problem =
+            "\(DisplayFormat.count(-left)) \(left == -1 ? "byte" : "bytes") too long: a notification carries at most \(limit) bytes. Shorten the title or the text to send it."
+        sizeLabel.text = problem
+        sizeLabel.removeCSSClass("dim-label")
+        sizeLabel.addCSSClass("error")
+        return problem
     }
 
     private var audienceSentence: String {

@@ -98,8 +98,11 @@ struct PocketDraft: Equatable, Sendable {
     let originalData: [String: JSONValue]
     let originalReferences: [String: [String]]
     let revision: String?
+    /// The server's pocket limits, as it announced them (`AuthManager.pocketLimits`).
+    let limits: PocketLimitValues
 
-    init(_ pocket: Pocket) {
+    init(_ pocket: Pocket, limits: PocketLimitValues = .defaults) {
+        self.limits = limits
         originalData = pocket.data
         originalReferences = pocket.references
         revision = pocket.revision
@@ -118,12 +121,29 @@ struct PocketDraft: Equatable, Sendable {
     /// How many of the 2,000 characters `data` takes, counted as the server counts.
     var dataLength: Int? { dataValue.map(Pocket.dataLength) }
 
+    /// How many bytes the whole pocket takes as edited (data and every list; deleted lists left
+    /// out), counted as the server counts against `limits.wholePocketBytes`.
+    var wholeBytes: Int? {
+        dataValue.map { data in
+            Pocket.wholeBytes(
+                references: Dictionary(references.compactMap { list in list.entries.map { (list.name, $0) } }) { a, _ in a }, data: data)
+        }
+    }
+
+    /// The whole pocket's bytes as read.
+    var originalBytes: Int { Pocket.wholeBytes(references: originalReferences, data: originalData) }
+
     /// Why the pocket cannot be saved as it is (nil: it can).
     var saveProblem: String? {
         if let problem = data.problems.first { return "A value in data needs fixing: \(problem.description)" }
-        if let length = dataLength, length > Pocket.dataCharacterLimit {
+        if let length = dataLength, length > limits.dataCharacters {
             return
-                "Data is \(DisplayFormat.count(length)) characters, \(DisplayFormat.count(length - Pocket.dataCharacterLimit)) over the limit of \(DisplayFormat.count(Pocket.dataCharacterLimit)). Remove something to save."
+                "Data is \(DisplayFormat.count(length)) characters, \(DisplayFormat.count(length - limits.dataCharacters)) over the limit of \(DisplayFormat.count(limits.dataCharacters)). Remove something to save."
+        }
+        // A pocket stored when the server allowed more may still be saved smaller.
+        if let bytes = wholeBytes, bytes > limits.wholePocketBytes, bytes > originalBytes {
+            return
+                "The pocket would take \(DisplayFormat.count(bytes)) bytes, \(DisplayFormat.count(bytes - limits.wholePocketBytes)) more than the \(DisplayFormat.count(limits.wholePocketBytes)) it can hold. Remove entries or data to save."
         }
         if let name = repeatedListName { return "Two lists are named “\(name)”." }
         if references.contains(where: { $0.name.trimmingCharacters(in: .whitespaces).isEmpty }) { return "Every list needs a name." }

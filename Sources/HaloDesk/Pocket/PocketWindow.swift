@@ -4,8 +4,10 @@ import Foundation
 import HaloServices
 
 /// The pocket window (`Resources/ui/pocket-window.ui`, from the main menu): the signed-in user's
-/// pocket. `data` is edited in the structured editor under a meter of the characters the server
-/// counts (Save is disabled over the 2,000, with the reason); `references` are named lists (an
+/// pocket. A meter shows the bytes the whole pocket takes of what the server allows (256 KiB unless
+/// it announced otherwise); `data` is edited in the structured editor under a meter of the
+/// characters the server counts (Save is disabled over either limit, with the reason; a pocket
+/// stored when the server allowed more can still be saved smaller); `references` are named lists (an
 /// entry that is an instance id shows the instance's name and module and opens it; entries are
 /// added by picking an instance or typing; Clear List and Delete List are HALO's `[]` and `null`).
 /// Review and Save lists each change, current → new, with Revert per change, then saves with the
@@ -48,6 +50,10 @@ final class PocketWindow {
     let retryButton: Button
     let sizeMeter: Widget
     let sizeLabel: Label
+    let pocketMeter: Widget
+    let pocketSizeLabel: Label
+    private let pocketDescription: Label
+    private let dataDescription: Label
     let problemLabel: Label
     let offlineLabel: Label
     let newListRow: EntryRow
@@ -91,6 +97,10 @@ final class PocketWindow {
         retryButton = try builder.object("retry_button")
         sizeMeter = try builder.object("size_meter")
         sizeLabel = try builder.object("size_label")
+        pocketMeter = try builder.object("pocket_meter")
+        pocketSizeLabel = try builder.object("pocket_size_label")
+        pocketDescription = try builder.object("pocket_description")
+        dataDescription = try builder.object("data_description")
         problemLabel = try builder.object("problem_label")
         offlineLabel = try builder.object("offline_label")
         newListRow = try builder.object("new_list_row")
@@ -107,9 +117,7 @@ final class PocketWindow {
         self.services = services
         window.setTransient(for: parent)
         saveButton.setAccessibleLabel("Review the changes and save")
-        gtk_level_bar_add_offset_value(OpaquePointer(sizeMeter.raw), GTK_LEVEL_BAR_OFFSET_LOW, 1600)
-        gtk_level_bar_add_offset_value(OpaquePointer(sizeMeter.raw), GTK_LEVEL_BAR_OFFSET_HIGH, 1900)
-        gtk_level_bar_add_offset_value(OpaquePointer(sizeMeter.raw), GTK_LEVEL_BAR_OFFSET_FULL, 2000)
+        showLimits(services.auth.pocketLimits)
         wire()
         load()
     }
@@ -145,7 +153,9 @@ final class PocketWindow {
     /// Starts editing `pocket` (read, or the one saved elsewhere that the user chose), which
     /// includes `pending`, a save waiting to be sent.
     func show(_ pocket: Pocket, pending: OutboxPocketEntry? = nil) {
-        history = EditHistory(PocketDraft(pocket))
+        let limits = services.auth.pocketLimits
+        showLimits(limits)
+        history = EditHistory(PocketDraft(pocket, limits: limits))
         conflict = nil
         pendingSave = pending
         let editor = StructuredValueEditor(
@@ -169,9 +179,15 @@ final class PocketWindow {
         undoButton.isSensitive = history?.canUndo ?? false
         redoButton.isSensitive = history?.canRedo ?? false
         let length = draft.dataLength
-        let limit = Pocket.dataCharacterLimit
+        let limit = draft.limits.dataCharacters
         gtk_level_bar_set_value(OpaquePointer(sizeMeter.raw), Double(min(length ?? 0, limit)))
+        Self.mark(sizeMeter, over: (length ?? 0) > limit)
         sizeLabel.text = length.map { "\(DisplayFormat.count($0)) of \(DisplayFormat.count(limit)) characters" } ?? "—"
+        let bytes = draft.wholeBytes
+        let byteLimit = draft.limits.wholePocketBytes
+        gtk_level_bar_set_value(OpaquePointer(pocketMeter.raw), Double(min(bytes ?? 0, byteLimit)))
+        Self.mark(pocketMeter, over: (bytes ?? 0) > byteLimit)
+        pocketSizeLabel.text = bytes.map { "\(DisplayFormat.count($0)) of \(DisplayFormat.count(byteLimit)) bytes used" } ?? "—"
         let problem = editor?.textProblem.map { "The text is not JSON yet: \($0)" } ?? draft.saveProblem
         problemLabel.show(problem)
         let changes = draft.changes.count
@@ -338,6 +354,48 @@ final class PocketWindow {
             "data": .object(pocket.data), "references": .object(pocket.references.mapValues { .array($0.map(JSONValue.string)) }),
         ])
         .indentedText
+    }
+
+    /// The meters' scales and the sentences under the headings, from the limits the server
+    /// announced (the defaults before its first answer).
+    private func showLimits(_ limits: PocketLimitValues) {
+        Self.installMeterStyle()
+        for (meter, limit) in [(sizeMeter, limits.dataCharacters), (pocketMeter, limits.wholePocketBytes)] {
+            meter.addCSSClass("size-meter")
+            let bar = OpaquePointer(meter.raw)
+            gtk_level_bar_set_max_value(bar, Double(limit))
+            gtk_level_bar_add_offset_value(bar, GTK_LEVEL_BAR_OFFSET_LOW, Double(limit) * 0.8)
+            gtk_level_bar_add_offset_value(bar, GTK_LEVEL_BAR_OFFSET_HIGH, Double(limit) * 0.95)
+            gtk_level_bar_add_offset_value(bar, GTK_LEVEL_BAR_OFFSET_FULL, Double(limit))
+        }
+        pocketDescription.text =
+            "Data and lists together take at most \(DisplayFormat.count(limits.wholePocketBytes)) bytes (most letters take one byte, accented letters two, emoji four)."
+        dataDescription.text =
+            "Any JSON your apps keep for this account. It is stored as compact JSON of at most \(DisplayFormat.count(limits.dataCharacters)) characters."
+    }
+
+    /// A meter past its limit shows red (the bar itself stays full).
+    private static func mark(_ meter: Widget, over: Bool) {
+        if over { meter.addCSSClass("over") } else { meter.removeCSSClass("over") }
+    }
+
+    private static var meterStyleInstalled = false
+
+    /// The meters' colors: the accent while there is room, amber from 80 % of the limit, red past
+    /// it. GTK's level bar reads its offsets as a battery's (full is green), the wrong way round
+    /// for space used.
+    private static func installMeterStyle() {
+        guard !meterStyleInstalled, let display = gdk_display_get_default() else { return }
+        meterStyleInstalled = true
+        let css = """
+            levelbar.size-meter block.filled.low { background-color: @accent_bg_color; }
+            levelbar.size-meter block.filled.high, levelbar.size-meter block.filled.full { background-color: @warning_bg_color; }
+            levelbar.size-meter.over block.filled { background-color: @error_bg_color; }
+            """
+        let provider = gtk_css_provider_new()
+        gtk_css_provider_load_from_data(provider, css, -1)
+        gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+        g_object_unref(provider)
     }
 
     // MARK: Wiring
