@@ -105,7 +105,8 @@ extension CoreManager {
     }
 
     /// Obtains a token for `mode` (§3.4). app: refresh grant when a token was held, else client
-    /// credentials; user: password grant with Basic header; app+: the identified login again.
+    /// credentials; user: password grant with Basic header (and the app's client, when configured);
+    /// app+: the identified login again.
     func fetchToken(for mode: AuthenticationMode, held: Token?) async throws(HaloError) -> Token {
         switch mode {
         case .app:
@@ -130,9 +131,12 @@ extension CoreManager {
                 throw .notAuthenticated(message: "No user credentials configured (USERNAME / PASSWORD)")
             }
             let basic = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+            // Ours (docs/protocol.md §23.12): the app's client credentials make the user's token act
+            // for this app, so it may save this app's device; HALO ignored unknown form fields.
+            let client = appCredentials.map { [("client_id", $0.username), ("client_secret", $0.password)] } ?? []
             return try await requestToken(
                 marker: "_user",
-                form: [("grant_type", "password"), ("username", credentials.username), ("password", credentials.password)],
+                form: [("grant_type", "password"), ("username", credentials.username), ("password", credentials.password)] + client,
                 headers: ["Authorization": "Basic \(basic)"])
         case .appPlus:
             return try await auth.renewIdentifiedToken()

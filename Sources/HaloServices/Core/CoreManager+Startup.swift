@@ -61,28 +61,36 @@ extension CoreManager {
 
     /// Saves the current device: `PUT appuser/{id}` when it has an id, else `POST appuser`.
     /// The server's copy replaces it and is persisted for this environment.
+    ///
+    /// Renewing a device's stream credential needs the current one (docs/protocol.md §23.12): a
+    /// device whose credential is not at hand (keyring emptied or unreachable, another computer's
+    /// copy) registers again when its notifications are wanted (a `NotificationsAddon` is
+    /// installed), and is otherwise saved as it is, without a stream of its own. A device the
+    /// server no longer lets this app update (404) registers again, as Android does.
     @discardableResult
     public func saveDevice() async throws(HaloError) -> Device {
-        let device = self.device ?? Device()
+        var device = self.device ?? Device()
         let addons = self.addons
         addons.forEach { $0.willRegisterDevice(core: self) }
         let configuration = self.configuration
-        let call: APIRequest
-        if let id = device.id {
-            var body = device.requestJSON()
-            // A device without its stream credential here (keyring emptied, another computer's
-            // copy) asks for a new one; a new device gets one anyway.
-            if await DeviceStreamCredential.load(deviceId: id, environment: configuration.environment, core: self) == nil,
-                case .object(var members) = body
-            {
-                members["renewEventStreamSecret"] = .bool(true)
-                body = .object(members)
-            }
-            call = APIRequest(.put, "api/segmentation/appuser/\(APIRequest.formEncode(id))", body: .json(body))
-        } else {
-            call = APIRequest(.post, "api/segmentation/appuser", body: .json(device.requestJSON()))
+        if let id = device.id, !getAddons(type: NotificationsAddon.self).isEmpty,
+            await DeviceStreamCredential.load(deviceId: id, environment: configuration.environment, core: self) == nil
+        {
+            log.info("The stream credential of device \(id) is not at hand: registering the device again for its notifications")
+            device = device.registeringAgain()
         }
-        let saved = try Device(wire: try await performJSON(call))
+        let saved: Device
+        if let id = device.id {
+            let update = APIRequest(.put, "api/segmentation/appuser/\(APIRequest.formEncode(id))", body: .json(device.requestJSON()))
+            do {
+                saved = try Device(wire: try await performJSON(update))
+            } catch .server(404, _, _) {
+                log.info("The server no longer has device \(id) for this app: registering the device again")
+                saved = try Device(wire: try await performJSON(Self.registration(of: device.registeringAgain())))
+            }
+        } else {
+            saved = try Device(wire: try await performJSON(Self.registration(of: device)))
+        }
         setDevice(saved)
         if let id = saved.id, let secret = saved.eventStreamSecret {
             await DeviceStreamCredential.store(secret, deviceId: id, environment: configuration.environment, core: self)
@@ -96,6 +104,11 @@ extension CoreManager {
         }
         addons.forEach { $0.didRegisterDevice(core: self) }
         return saved
+    }
+
+    /// `POST appuser` of a device not yet known to the server.
+    private static func registration(of device: Device) -> APIRequest {
+        APIRequest(.post, "api/segmentation/appuser", body: .json(device.requestJSON()))
     }
 
     /// The seed's form of `saveDevice`.

@@ -125,6 +125,16 @@ public final class Device: Sendable, CustomStringConvertible {
         }
     }
 
+    /// This device as a new registration: its tags, push token and email, without the server's
+    /// `id`, `alias`, `appId` and timestamps. A device whose stream secret is lost registers again
+    /// this way: renewing a secret needs the current one (docs/protocol.md §23.12).
+    func registeringAgain() -> Device {
+        let copy = Device()
+        let kept = state.withLock { state in State(email: state.email, info: state.info, tags: state.tags) }
+        copy.state.withLock { $0 = kept }
+        return copy
+    }
+
     /// A stored copy (JSON, no secrets) in the response shape, for persisting across launches.
     func storedJSON() -> JSONValue {
         let request = requestJSON()

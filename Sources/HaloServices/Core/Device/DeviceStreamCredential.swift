@@ -1,9 +1,10 @@
 import Foundation
 
 /// The secret that opens a device's notification stream (our extension: the server issues it
-/// when the device registers, or when asked with `renewEventStreamSecret`). Kept in memory for the
-/// session and in the keyring across launches; where no keyring is reachable (a headless CLI),
-/// the next start simply asks the server for a new one.
+/// when the device registers). Kept in memory for the session and in the keyring across launches.
+/// Renewing it needs the current one (docs/protocol.md §23.12), so where it is lost (no keyring
+/// reachable, keyring emptied) a start that wants the device's notifications registers the device
+/// again (`CoreManager.saveDevice()`).
 struct DeviceStreamCredential: Sendable, Equatable {
     var deviceId: String
     var secret: String
