@@ -52,6 +52,19 @@ final class RegistrationLimitTests: XCTestCase {
         XCTAssertTrue(assertEnvelope(third, status: 429).contains("at most 2 an hour"))
     }
 
+    /// A slot is taken before the account is made: 20 registrations at once make exactly 10.
+    func testConcurrentRegistrationsCannotSlipPast() async throws {
+        let child = try await LimitChild.start()
+        defer { child.stop() }
+        let app = try await child.appToken()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 { group.addTask { try await child.register(app).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        XCTAssertEqual(statuses.filter { $0 == 200 }.count, 10, "\(statuses)")
+        XCTAssertEqual(statuses.filter { $0 == 429 }.count, 10, "\(statuses)")
+    }
+
     /// Two processes on one PostgreSQL database share the budget, as the login throttle's.
     func testProcessesOnOneDatabaseShareTheBudget() async throws {
         try XCTSkipIf(TestBackEnd.current == .sqlite, "one SQLite database is served by one process")

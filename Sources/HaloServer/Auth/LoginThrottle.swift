@@ -27,6 +27,9 @@ import Synchronization
 ///   any other account, so a lock reveals nothing about which emails exist.
 /// * Memory is bounded: each table holds at most `maxTrackedEntries`; entries that no longer
 ///   matter are dropped first, then the least recently seen.
+/// * **Registrations** (`registering`) are budgeted per address too, `registrationLimit` within
+///   `registrationWindow`: registration needs only the app token every app ships, and each account
+///   may fill a pocket. Kept in the same records, so shared by every process on PostgreSQL.
 ///
 /// Where the counts live (`LoginThrottleRecords`): with SQLite, one process serves, and they are
 /// kept in its memory (a restart forgets them); with PostgreSQL, every process reads and writes
