@@ -73,6 +73,13 @@ struct Serve: AsyncParsableCommand {
             per-address limits. Without it the header is ignored. See docs/deploy.md.
             """)
     var trustedProxies: [String] = []
+    @Option(
+        name: .customLong("allowed-origin"),
+        help: """
+            A web origin (https://host[:port]; repeatable) whose pages may call the API from a browser. Without it \
+            every request carrying an Origin header is refused (403); no SDK sends one. See docs/protocol.md §23.13.
+            """)
+    var allowedOrigins: [String] = []
     @Flag(help: "Do not log each request.") var quiet = false
 
     func validate() throws {
@@ -97,6 +104,9 @@ struct Serve: AsyncParsableCommand {
         }
         do { configuration.trustedProxies = try TrustedProxies(trustedProxies) } catch {
             throw ValidationError("--trusted-proxy: \(error)")
+        }
+        do { configuration.allowedOrigins = try AllowedOrigins(allowedOrigins) } catch {
+            throw ValidationError("--allowed-origin: \(error)")
         }
         return configuration
     }

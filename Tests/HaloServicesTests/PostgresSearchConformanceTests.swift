@@ -75,6 +75,92 @@ final class PostgresSearchConformanceTests: XCTestCase {
         XCTAssertGreaterThan(nonEmpty, bodies.count * 3 / 4)
     }
 
+    /// U+0000 in every string position of a search (issue 45, hole 4: PostgreSQL dropped its
+    /// connection or answered 500, SQLite answered 200). The server's request decoding refuses each
+    /// body naming the key path (400), and below it, a request built in code (as the SDK's offline
+    /// search builds them) gets the same answer from both back ends, never a database error; the
+    /// PostgreSQL connections stay usable.
+    func testHostileStringsAnswerTheSameOnSQLiteAndPostgreSQL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("search-hostile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try ServerDatabase.open(directory: directory)
+        let postgres = try PostgresCluster.shared().storageOnNewDatabase(maximumConnections: 2)
+        defer { postgres.close() }
+        try await PostgresMigrator.migrate(postgres, to: ServerDatabase.migrations)
+        let load: @Sendable (any SQLExecutor) throws -> Void = { db in
+            try ModuleCatalog.create(Self.edgeModule, id: "e0000000000000000000000e", createdBy: "Test", now: Self.base, in: db)
+            try ContentTables.upsert(contentsOf: Self.edgeInstances(), in: db)
+        }
+        try await sqlite.write { try load($0) }
+        try await postgres.write { try load($0) }
+
+        let nul = #"\u0000"#
+        var bodies: [(String, String)] = []
+        for operation in ["=", "!=", "like", "<", "<=", ">", ">="] {
+            bodies.append(
+                (
+                    "value of \(operation)",
+                    #"{\#(Self.edge),"searchValues":{"property":"title","operation":"\#(operation)","value":"al\#(nul)"}}"#
+                ))
+        }
+        for operation in ["in", "!in"] {
+            bodies.append(
+                (
+                    "list of \(operation)",
+                    #"{\#(Self.edge),"searchValues":{"property":"tags","operation":"\#(operation)","value":["t1","\#(nul)"]}}"#
+                ))
+        }
+        bodies += [
+            ("property name", #"{\#(Self.edge),"searchValues":{"property":"ti\#(nul)tle","operation":"=","value":"Alpha"}}"#),
+            ("instanceIds", #"{\#(Self.edge),"instanceIds":["e00000000000000000000003","\#(nul)"]}"#),
+            ("sort", #"{\#(Self.edge),"sort":"name\#(nul) asc"}"#),
+            ("metaSearch =", #"{\#(Self.edge),"metaSearch":{"property":"name","operation":"=","value":"\#(nul)"}}"#),
+            ("metaSearch like", #"{\#(Self.edge),"metaSearch":{"property":"createdBy","operation":"like","value":"bo\#(nul)"}}"#),
+            ("metaSearch in", #"{\#(Self.edge),"metaSearch":{"property":"createdBy","operation":"in","value":["BOB","\#(nul)"]}}"#),
+            ("metaSearch property", #"{\#(Self.edge),"metaSearch":{"property":"name\#(nul)","operation":"=","value":"a"}}"#),
+            ("moduleIds", #"{"moduleIds":["e0000000000000000000000e\#(nul)"]}"#),
+            ("moduleNames", #"{"moduleNames":["Edge\#(nul)"]}"#),
+            ("segmentTags", #"{\#(Self.edge),"segmentTags":[{"name":"country","value":"ES\#(nul)"}]}"#),
+            ("relatedTo", #"{\#(Self.edge),"relatedTo":[{"fieldName":"parent","instanceIds":["\#(nul)"]}]}"#),
+            ("fields", #"{\#(Self.edge),"fields":["title\#(nul)"]}"#),
+            ("locale", #"{\#(Self.edge),"locale":"es\#(nul)"}"#),
+            (
+                "nested",
+                #"{\#(Self.edge),"searchValues":{"condition":"or","operands":[{"property":"title","operation":"=","value":"a"},{"property":"title","operation":"like","value":"\#(nul)x"}]}}"#
+            ),
+        ]
+        for (name, text) in bodies {
+            // The server's one check: a 400 naming where the U+0000 is.
+            XCTAssertThrowsError(try RequestInput.parseObject(Data(text.utf8)), name) { error in
+                let message = (error as? APIError)?.message ?? "\(error)"
+                XCTAssertTrue(message.contains("U+0000") && message.contains("$."), "\(name): \(message)")
+            }
+            // Below it, the same answer from both back ends, and never the database's error.
+            let request = try JSONDecoder().decode(SearchRequest.self, from: Data(text.utf8))
+            let outcome: @Sendable (any SQLExecutor) -> String = { db in
+                do {
+                    return String(decoding: try SearchRoutes.answer(request, limits: .default, in: db), as: UTF8.self)
+                } catch let error as ContentStoreError {
+                    return "refused: \(error)"
+                } catch let error as APIError {
+                    return "refused: \(error)"
+                } catch {
+                    return "database error: \(error)"
+                }
+            }
+            let onSQLite = try await sqlite.read { db in outcome(db) }
+            let onPostgres = try await postgres.read { db in outcome(db) }
+            XCTAssertTrue(onSQLite.hasPrefix("refused: "), "\(name): SQLite answered \(onSQLite.prefix(300))")
+            XCTAssertEqual(onPostgres, onSQLite, name)
+        }
+        // Both of PostgreSQL's connections still answer.
+        let plain = try JSONDecoder().decode(SearchRequest.self, from: Data(#"{\#(Self.edge),"sort":"name asc"}"#.utf8))
+        for _ in 0..<4 {
+            let answer = try await postgres.read { db in try SearchRoutes.answer(plain, limits: .default, in: db) }
+            XCTAssertFalse(answer.isEmpty)
+        }
+    }
+
     private static let edgeModule = ModuleSpec(
         name: "Edge",
         fields: [

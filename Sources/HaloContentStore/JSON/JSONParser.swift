@@ -6,6 +6,13 @@ import Foundation
 /// accept trailing commas (`[1,2,]`), so malformed answers such as the fixtures PROTOCOL §22
 /// lists would pass unnoticed; the SDKs failed on them, and so do we.
 /// Errors name the byte offset of the first syntax error.
+///
+/// Strings are read leniently by default (invalid UTF-8 becomes U+FFFD, `\u0000` is kept): the
+/// store and the SDK read back text they wrote themselves or that a server sent, which may hold
+/// U+0000 (SQLite stores it) and must stay readable. A request's body is read with
+/// `checkingStrings` (`JSONValue(parsingRequest:)`): U+0000, raw or escaped, and invalid UTF-8
+/// inside a string or a member name are errors naming the byte offset and the key path, so
+/// nothing reaches a database altered or unstorable (PostgreSQL refuses U+0000 in text).
 struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
@@ -14,14 +21,24 @@ struct JSONParser {
     /// RFC 8259 lets parsers take the last of repeated member names (the wire does); an editor
     /// of JSON text must say instead that a name is repeated.
     private var rejectsDuplicateKeys = false
+    /// A request's strictness: U+0000 and invalid UTF-8 in strings are errors.
+    private var checksStrings = false
+    /// Where the parser is (only kept with `checksStrings`), for the key path of an error.
+    private var path: [PathStep] = []
+
+    private enum PathStep {
+        case member(String)
+        case element(Int)
+    }
 
     static func parse(_ text: String, rejectingDuplicateKeys: Bool = false) throws -> JSONValue {
         try parse(bytes: Array(text.utf8), rejectingDuplicateKeys: rejectingDuplicateKeys)
     }
 
-    static func parse(bytes: [UInt8], rejectingDuplicateKeys: Bool = false) throws -> JSONValue {
+    static func parse(bytes: [UInt8], rejectingDuplicateKeys: Bool = false, checkingStrings: Bool = false) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.rejectsDuplicateKeys = rejectingDuplicateKeys
+        parser.checksStrings = checkingStrings
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -33,6 +50,42 @@ struct JSONParser {
 
     private func error(_ message: String, at offset: Int? = nil) -> JSONValueError {
         JSONValueError(reason: message, byteOffset: offset ?? index)
+    }
+
+    /// `$`, then `.name` (or `["odd name"]`) per member and `[n]` per element.
+    private var keyPath: String {
+        var text = "$"
+        for step in path {
+            switch step {
+            case .member(let name):
+                let plain =
+                    !name.isEmpty && name.utf8.first.map({ !Self.isDigit($0) }) == true
+                    && name.utf8.allSatisfy { Self.isDigit($0) || (0x61...0x7A).contains($0 | 0x20) || $0 == 0x5F }
+                text += plain ? ".\(name)" : "[\(JSONValue.string(name).compactJSONText)]"
+            case .element(let position):
+                text += "[\(position)]"
+            }
+        }
+        return text
+    }
+
+    /// A string refused by `checksStrings`: what is wrong, where (byte and key path).
+    private func stringError(_ problem: String, at offset: Int, inName: Bool) -> JSONValueError {
+        let place = inName ? "a member name in \(keyPath)" : "the string at \(keyPath)"
+        return JSONValueError(reason: "\(place) \(problem)", byteOffset: offset, keyPath: keyPath)
+    }
+
+    private static func nulProblem(at offset: Int) -> String {
+        "contains U+0000 (NUL) at byte \(offset), which is not accepted"
+    }
+
+    /// With `checksStrings`, the raw bytes of a string (between its quotes) must be UTF-8.
+    private func checkUTF8(_ range: Range<Int>, inName: Bool) throws {
+        if let offset = UTF8Check.firstInvalidOffset(in: bytes, range) {
+            let hex = String(bytes[offset], radix: 16, uppercase: true)
+            throw stringError(
+                "holds invalid UTF-8 at byte \(offset) (0x\(hex.count == 1 ? "0" : "")\(hex))", at: offset, inName: inName)
+        }
     }
 
     private mutating func skipWhitespace() {
@@ -80,7 +133,7 @@ struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let keyStart = index
-            let key = try parseString()
+            let key = try parseString(inName: true)
             if rejectsDuplicateKeys, members.contains(where: { $0.0 == key }) {
                 throw error("the name \"\(key)\" is repeated", at: keyStart)
             }
@@ -88,7 +141,9 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
+            if checksStrings { path.append(.member(key)) }
             members.append((key, try parseValue()))
+            if checksStrings { path.removeLast() }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -110,7 +165,9 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
         while true {
             skipWhitespace()
+            if checksStrings { path.append(.element(elements.count)) }
             elements.append(try parseValue())
+            if checksStrings { path.removeLast() }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -119,19 +176,22 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws -> String {
+    private mutating func parseString(inName: Bool = false) throws -> String {
         index += 1  // opening quote
         let start = index
+        var nonASCII = false
         // Fast path: no escapes.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                if checksStrings && nonASCII { try checkUTF8(start..<index, inName: inName) }
                 let text = String(decoding: bytes[start..<index], as: UTF8.self)
                 index += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw error("control character in string") }
+            guard byte >= 0x20 else { throw controlError(byte, inName: inName) }
+            if byte >= 0x80 { nonASCII = true }
             index += 1
         }
         var scalars = Array(bytes[start..<index])
@@ -140,6 +200,7 @@ struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
+                if checksStrings && nonASCII { try checkUTF8(start..<(index - 1), inName: inName) }
                 return String(decoding: scalars, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { throw error("unexpected end of JSON") }
@@ -153,7 +214,9 @@ struct JSONParser {
                 case UInt8(ascii: "r"): scalars.append(0x0D)
                 case UInt8(ascii: "t"): scalars.append(0x09)
                 case UInt8(ascii: "u"):
+                    let escapeStart = index - 2
                     var code = try parseHex4()
+                    if code == 0 && checksStrings { throw stringError(Self.nulProblem(at: escapeStart), at: escapeStart, inName: inName) }
                     if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count,
                         bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
                     {
@@ -168,11 +231,21 @@ struct JSONParser {
                     throw error("invalid escape")
                 }
             default:
-                guard byte >= 0x20 else { throw error("control character in string") }
+                guard byte >= 0x20 else {
+                    index -= 1
+                    throw controlError(byte, inName: inName)
+                }
+                if byte >= 0x80 { nonASCII = true }
                 scalars.append(byte)
             }
         }
         throw error("unterminated string")
+    }
+
+    /// A raw control character inside a string (never valid JSON); U+0000 named as such.
+    private func controlError(_ byte: UInt8, inName: Bool) -> JSONValueError {
+        if byte == 0 && checksStrings { return stringError(Self.nulProblem(at: index), at: index, inName: inName) }
+        return error("control character in string")
     }
 
     private mutating func parseHex4() throws -> UInt32 {
@@ -245,5 +318,13 @@ extension JSONValue {
     /// As `init(parsing:)` for `Data`, without copying the bytes.
     public init(parsing bytes: [UInt8]) throws {
         self = try JSONParser.parse(bytes: bytes)
+    }
+
+    /// Parses a request's JSON body: as `init(parsing:)`, and U+0000 (raw or `\u0000`) or invalid
+    /// UTF-8 in any string or member name is an error naming its byte offset and key path
+    /// (`JSONValueError.keyPath`), never a string stored altered. Only the server's request
+    /// decoding uses it; text read back from storage keeps the lenient `init(parsing:)`.
+    public init(parsingRequest bytes: [UInt8]) throws {
+        self = try JSONParser.parse(bytes: bytes, checkingStrings: true)
     }
 }

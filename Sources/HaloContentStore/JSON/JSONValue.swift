@@ -19,17 +19,22 @@ public struct JSONValueError: Error, CustomStringConvertible, Sendable {
     /// For a syntax error: what is wrong, and the byte offset of the first wrong byte.
     public let reason: String?
     public let byteOffset: Int?
+    /// For a string refused by a request's parse (`JSONValue(parsingRequest:)`): where it is,
+    /// as `$.values.title` or `$.items[2]`.
+    public let keyPath: String?
 
     public init(_ description: String) {
         self.description = description
         reason = nil
         byteOffset = nil
+        keyPath = nil
     }
 
-    public init(reason: String, byteOffset: Int) {
+    public init(reason: String, byteOffset: Int, keyPath: String? = nil) {
         self.description = "Invalid JSON at byte \(byteOffset): \(reason)."
         self.reason = reason
         self.byteOffset = byteOffset
+        self.keyPath = keyPath
     }
 }
 

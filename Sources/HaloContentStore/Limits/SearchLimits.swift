@@ -22,6 +22,8 @@ public struct SearchLimits: Sendable, Hashable {
     public init() {}
 
     public static let `default` = SearchLimits()
+
+    static let nulProblem = "contains U+0000 (NUL), which no search accepts"
 }
 
 extension SearchRequest {
@@ -55,9 +57,17 @@ extension SearchRequest {
         for case let (name, value?) in strings where value.unicodeScalars.count > limits.string {
             throw ContentStoreError.invalidRequest("a value of '\(name)' is longer than \(limits.string) characters")
         }
+        // U+0000 is refused by the server's request decoding already; checked here too, so both
+        // databases (and the offline copy) answer the same whoever builds the request: SQLite
+        // would compare it, PostgreSQL cannot hold it in text.
+        let ids = (relatedTo ?? []).flatMap { $0.instanceIds.map { ("relatedTo.instanceIds", Optional($0)) } }
+        for case let (name, value?) in strings + ids where value.utf8.contains(0) {
+            throw ContentStoreError.invalidRequest("a value of '\(name)' \(SearchLimits.nulProblem)")
+        }
         if let sort, sort.unicodeScalars.count > limits.string {
             throw ContentStoreError.invalidSort("the sort text is longer than \(limits.string) characters")
         }
+        if let sort, sort.utf8.contains(0) { throw ContentStoreError.invalidSort("the sort text \(SearchLimits.nulProblem)") }
         try searchValues?.checkLimits(limits)
         try metaSearch?.checkLimits(limits)
     }
@@ -92,10 +102,16 @@ extension FilterComparison {
         guard property.unicodeScalars.count <= limits.string else {
             throw ContentStoreError.invalidFilter("a property name is longer than \(limits.string) characters")
         }
+        guard !property.utf8.contains(0) else {
+            throw ContentStoreError.invalidFilter("a property name \(SearchLimits.nulProblem)")
+        }
         let values = value.arrayValue ?? [value]
         guard values.count <= limits.listEntries else {
             throw ContentStoreError.invalidFilter(
                 "\"\(operation.wireName)\" on \"\(property)\" has \(values.count) values; the limit is \(limits.listEntries)")
+        }
+        for case .string(let text) in values where text.utf8.contains(0) {
+            throw ContentStoreError.invalidFilter("a value on \"\(property)\" \(SearchLimits.nulProblem)")
         }
         let longest = operation == .like ? limits.likePattern : limits.string
         for case .string(let text) in values where text.unicodeScalars.count > longest {

@@ -35,6 +35,8 @@ public struct HaloServerConfiguration: Sendable {
     public var passwordHashingConcurrency: Int?
     /// Reverse proxies whose `X-Forwarded-For` names the client (see `TrustedProxies`); none by default.
     public var trustedProxies: TrustedProxies = .none
+    /// Web origins whose pages may call the API (`Origin`); none by default (see `AllowedOrigins`).
+    public var allowedOrigins: AllowedOrigins = .none
 
     public init(
         host: String = "127.0.0.1",

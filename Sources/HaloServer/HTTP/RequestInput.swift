@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HaloContentStore
 import Hummingbird
 import NIOCore
@@ -25,25 +26,58 @@ enum RequestInput {
         }
     }
 
-    /// Which encoding the `Content-Type` announces. A missing header is read as JSON (lenient
-    /// clients); any other type is refused with 415 naming what is accepted.
-    static func kind(of request: Request, accepting accepted: Set<BodyKind>) throws -> BodyKind {
-        let raw = request.headers[.contentType]?.lowercased() ?? ""
-        let kind: BodyKind?
-        if raw.isEmpty {
-            kind = accepted.contains(.json) ? .json : .form
-        } else if raw.contains("json") {
-            kind = .json
-        } else if raw.hasPrefix("application/x-www-form-urlencoded") {
-            kind = .form
-        } else {
-            kind = nil
+    /// Whether the request carries a body: a `Content-Length` above 0, or a `Transfer-Encoding`.
+    static func hasBody(_ request: Request) -> Bool {
+        if request.headers[.transferEncoding] != nil { return true }
+        guard let length = request.headers[.contentLength] else { return false }
+        return Int(length.trimmingCharacters(in: .whitespaces)).map { $0 > 0 } ?? true
+    }
+
+    /// The media type of a request with a body (docs/protocol.md §1.3, §23.13): exactly
+    /// `application/json` or `application/x-www-form-urlencoded`, parameters allowed, a
+    /// `charset` only of UTF-8. None, or any other (`text/plain;a=json`, `text/json`,
+    /// `application/jsonp`), is 415 with the envelope.
+    static func mediaType(of request: Request) throws -> BodyKind {
+        let raw = request.headers[.contentType] ?? ""
+        let parts = raw.split(separator: ";", omittingEmptySubsequences: false)
+        let base = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let kind: BodyKind
+        switch base {
+        case "application/json": kind = .json
+        case "application/x-www-form-urlencoded": kind = .form
+        default:
+            throw APIError(
+                .unsupportedMediaType,
+                raw.isEmpty
+                    ? "A request with a body must say its Content-Type: application/json (or application/x-www-form-urlencoded where a route takes a form)"
+                    : "Unsupported Content-Type '\(RequestStrings.printable(raw))'; the server reads application/json and, on the token, login and push activity routes, application/x-www-form-urlencoded"
+            )
         }
-        guard let kind, accepted.contains(kind) else {
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
+            let charset = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+            guard charset == "utf-8" || charset == "utf8" else {
+                throw APIError(
+                    .unsupportedMediaType,
+                    "Unsupported charset '\(RequestStrings.printable(charset))' in the Content-Type; bodies are read as UTF-8")
+            }
+        }
+        return kind
+    }
+
+    /// Which encoding the `Content-Type` announces, among those the route takes; refused with
+    /// 415 naming what is accepted. A request without a body needs no `Content-Type` (and its
+    /// type is not read): it is the first accepted kind.
+    static func kind(of request: Request, accepting accepted: Set<BodyKind>) throws -> BodyKind {
+        guard hasBody(request) else { return accepted.contains(.json) ? .json : .form }
+        let kind = try mediaType(of: request)
+        guard accepted.contains(kind) else {
             let names = accepted.map { $0 == .json ? "application/json" : "application/x-www-form-urlencoded" }.sorted()
             throw APIError(
                 .unsupportedMediaType,
-                "Unsupported Content-Type '\(raw)'; this endpoint accepts \(names.joined(separator: " or "))")
+                "Unsupported Content-Type '\(RequestStrings.printable(request.headers[.contentType] ?? ""))'; this endpoint accepts \(names.joined(separator: " or "))"
+            )
         }
         return kind
     }
@@ -55,13 +89,20 @@ enum RequestInput {
         return try parseObject(data)
     }
 
+    /// A request's JSON object, read strictly: U+0000 and invalid UTF-8 in any string or name
+    /// are a 400 naming the key path and byte offset (`JSONValue(parsingRequest:)`), so nothing
+    /// reaches a database it cannot hold or that would store it altered.
     static func parseObject(_ data: Data) throws -> [String: JSONValue] {
         guard !data.isEmpty else { throw APIError.badRequest("Request body is empty; a JSON object is expected") }
         let value: JSONValue
         do {
             // The store's strict parser (RFC 8259, depth-limited, errors name the byte): several
             // times faster than JSONDecoder on large bodies (imports, batches).
-            value = try JSONValue(parsing: data)
+            value = try JSONValue(parsingRequest: [UInt8](data))
+        } catch let error as JSONValueError where error.keyPath != nil {
+            throw APIError.badRequest(
+                "The request body is refused: \(error.reason ?? error.description)",
+                extra: ["keyPath": .string(error.keyPath ?? "$"), "byteOffset": .number(Double(error.byteOffset ?? 0))])
         } catch {
             throw APIError.badRequest("Malformed JSON body: \(error)")
         }
@@ -72,7 +113,7 @@ enum RequestInput {
     }
 
     /// A body that may be JSON or form-encoded (login and push activity differ per SDK, §21).
-    /// Form fields become string values.
+    /// Form fields become string values, checked as JSON strings are (no U+0000, UTF-8).
     static func fields(_ request: Request, limit: Int, accepting: Set<BodyKind> = [.json, .form]) async throws
         -> [String: JSONValue]
     {
@@ -82,30 +123,26 @@ enum RequestInput {
         case .json: return try parseObject(data)
         case .form:
             var result: [String: JSONValue] = [:]
-            for (key, value) in formPairs(String(decoding: data, as: UTF8.self)) { result[key] = .string(value) }
+            for (key, value) in try RequestStrings.pairs([UInt8](data), what: "form field") { result[key] = .string(value) }
             return result
         }
     }
 
-    /// Decodes `a=b&c=d` (form bodies and query strings): `+` is a space, `%XX` escapes decoded.
-    /// Empty segments (a trailing `&`) are skipped.
+    /// Decodes `a=b&c=d` (query strings): `+` is a space, `%XX` escapes decoded. Empty segments
+    /// (a trailing `&`) are skipped. Unchecked: `RequestRulesMiddleware` refused the request
+    /// already if its query held U+0000 or invalid UTF-8.
     static func formPairs(_ text: String) -> [(String, String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { segment in
-            let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = decodeComponent(parts[0])
-            let value = parts.count > 1 ? decodeComponent(parts[1]) : ""
-            return (key, value)
-        }
-    }
-
-    private static func decodeComponent(_ raw: Substring) -> String {
-        let spaced = raw.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        RequestStrings.lenientPairs(text)
     }
 
     /// Query parameters of the request, decoded (raw and %-encoded brackets alike).
     static func query(_ request: Request) -> QueryParameters {
         QueryParameters(pairs: formPairs(request.uri.query ?? ""))
+    }
+
+    /// A header the server reads, checked (`RequestStrings.header`): printable ASCII or 400.
+    static func header(_ name: HTTPField.Name, _ request: Request) throws -> String? {
+        try RequestStrings.header(name, of: request)
     }
 }
 

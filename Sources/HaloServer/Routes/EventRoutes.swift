@@ -147,8 +147,8 @@ enum EventRoutes {
     }
 
     private static func deviceCredential(_ request: Request) throws -> DeviceCredential? {
-        let id = HTTPFields.Element.Name("x-halo-device").flatMap { request.headers[$0] }
-        let secret = HTTPFields.Element.Name("x-halo-device-secret").flatMap { request.headers[$0] }
+        let id = try RequestInput.header(RequestStrings.device, request)
+        let secret = try RequestInput.header(RequestStrings.deviceSecret, request)
         switch (id, secret) {
         case (nil, nil): return nil
         case (let id?, let secret?) where !id.isEmpty && !secret.isEmpty: return DeviceCredential(deviceId: id, secret: secret)
@@ -158,7 +158,7 @@ enum EventRoutes {
 
     /// `Last-Event-ID` (the SSE standard) or `?lastEventId=`: a whole number ≥ 0, or nil.
     private static func lastEventId(_ request: Request) throws -> Int64? {
-        let header = HTTPFields.Element.Name("last-event-id").flatMap { request.headers[$0] }
+        let header = try RequestInput.header(RequestStrings.lastEventId, request)
         guard let text = header ?? RequestInput.query(request).string("lastEventId"), !text.isEmpty else { return nil }
         guard let id = Int64(text.trimmingCharacters(in: .whitespaces)), id >= 0 else {
             throw APIError.badRequest("Last-Event-ID must be an event id (a whole number from 0), not '\(text.prefix(40))'")

@@ -17,7 +17,7 @@ enum PocketRoutes {
         router.put("/api/segmentation/identified-pocket") { request, _ in
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let change = try PocketChange(body, limits: env.limits)
-            let expected = request.headers[.ifMatch]
+            let expected = try RequestInput.header(.ifMatch, request)
             let pocket = try await env.write(request) { db, principal in
                 let userId = try requireUser(principal)
                 var pocket = try PocketRecord.pocket(userId: userId, in: db)

@@ -4,6 +4,8 @@ import Hummingbird
 /// slashes (Android) and `//` (Android's middleware helper) reach the same handlers (§1.2).
 enum Routes {
     static func register(on router: Router<ServerContext>, _ env: ServerEnvironment) {
+        // Origin, Content-Type and the strings of the path, query and headers, before any route.
+        router.add(middleware: RequestRulesMiddleware(allowedOrigins: env.configuration.allowedOrigins))
         TokenRoutes.register(router, env)
         VersionRoutes.register(router, env)
         DeviceRoutes.register(router, env)

@@ -4,7 +4,7 @@ import Foundation
 struct FuzzCorpusEntry: Codable, Sendable {
     /// route + kind + signature: one entry per distinct problem.
     var key: String
-    /// crash, 500, non-envelope or hang.
+    /// crash, 500, non-envelope, hang, or wrong-status (a refusal answered otherwise).
     var kind: String
     var route: String
     var method: String
@@ -17,10 +17,13 @@ struct FuzzCorpusEntry: Codable, Sendable {
     /// What the server did (status, body or the fatal error it printed), when found.
     var observed: String
     var seed: String
+    /// The status the server must answer (`FuzzRequest.expected`), for inputs built to be refused.
+    var expected: Int?
 
     var request: FuzzRequest {
         FuzzRequest(
-            method: method, target: target, headers: headers, body: bodyBase64.flatMap { Data(base64Encoded: $0) }, note: note)
+            method: method, target: target, headers: headers, body: bodyBase64.flatMap { Data(base64Encoded: $0) }, note: note,
+            expected: expected)
     }
 }
 
@@ -49,7 +52,7 @@ enum FuzzCorpus {
         return FuzzCorpusEntry(
             key: key, kind: kind, route: request.route, method: request.method, target: request.target, headers: request.headers,
             bodyBase64: request.body?.base64EncodedString(), bodyText: text, note: request.note, observed: String(observed.prefix(2000)),
-            seed: seed)
+            seed: seed, expected: request.expected)
     }
 
     /// Writes `entry` as <route>-<kind>-<hash>.json; returns the file.

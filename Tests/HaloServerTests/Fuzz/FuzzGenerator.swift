@@ -5,6 +5,8 @@ enum FuzzGenerator {
     static func request(_ random: inout FuzzRandom) -> FuzzRequest {
         // A few requests go where no route is, or use a method no route has.
         if random.chance(0.03) { return strayRequest(&random) }
+        // Some carry one thing the server must refuse, with the status it must refuse it with.
+        if random.chance(0.15) { return FuzzHostile.request(&random) }
         let route = random.pick(FuzzRoute.allCases)
         var notes: [String] = []
 

@@ -18,6 +18,9 @@ struct FuzzRequest: Sendable, Hashable {
     var body: Data?
     /// What the generator did, for humans (e.g. "mutated: grant_type ← 1e300").
     var note: String
+    /// The status the server must answer, for a request built to be refused (`FuzzHostile`);
+    /// nil: any answer but a 5xx or one without the envelope.
+    var expected: Int? = nil
 
     /// `METHOD /route/pattern` with path ids replaced by `:id`, for de-duplication and reports.
     var route: String {
@@ -244,7 +247,10 @@ final class FuzzChildServer: @unchecked Sendable {
         let before = try handle.seekToEnd()
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--port", "0"] + (try TestBackEnd.current.dataOptions(for: directory)) + ["--quiet"]
+        // Registrations unlimited per address: the fuzzer registers from one address all run long.
+        process.arguments =
+            ["serve", "--port", "0"] + (try TestBackEnd.current.dataOptions(for: directory))
+            + ["--quiet", "--limit", "registrations-per-address=1000000"]
         process.standardError = handle
         process.standardOutput = FileHandle.nullDevice
         // A trap prints the crashed thread's frames only (the first one in Sources/ names the culprit).

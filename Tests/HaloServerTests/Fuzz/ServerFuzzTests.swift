@@ -219,7 +219,14 @@ final class FuzzHarness {
             if verbose && answer.status >= 400 {
                 print("fuzz: \(template.route) \(answer.status) \(String(decoding: answer.body.prefix(160), as: UTF8.self))")
             }
-            if let problem = Self.problem(answer, method: request.method) {
+            if let expected = template.expected, answer.status != expected, answer.status < 500 || answer.status == 503 {
+                let message =
+                    ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])
+                    .flatMap { ($0["error"] as? [String: Any])?["message"] as? String } ?? ""
+                found(
+                    "wrong-status", signature: "expected \(expected), got \(answer.status): " + Self.normalized(message), template,
+                    observed: "HTTP \(answer.status): \(String(decoding: answer.body.prefix(600), as: UTF8.self))", fromCorpus: fromCorpus)
+            } else if let problem = Self.problem(answer, method: request.method) {
                 let (kind, signature) = problem
                 let log = child.takeLog()
                 let logged = Self.loggedError(log)
