@@ -5,6 +5,7 @@ assistive technology would.
 Usage: pocket.py APP_NAME PASSWORD TIMEOUT_SECONDS
 The test gives the user the pocket {"data": {"size": 2}, "references": {"old": ["x"],
 "recent": ["a", "b"]}} first. The script signs in, opens Main Menu → Pocket, and:
+- waits for the whole pocket's meter and its words ("… of 262,144 bytes used");
 - adds the member `theme` to data; types 2,001 characters into it and waits for Save to be
   refused with the limit's reason, then types "dark";
 - adds the list "reading" (New list name, then its Add button), picks Ada Lovelace into it by
@@ -39,6 +40,11 @@ def edit_the_pocket(app, workspace, deadline):
     press(item)
     window = wait_for("the Pocket window", lambda: pocket_window(app), deadline)
     wait_for("the pocket read", lambda: find(window, lambda n: named(n, "Name of data.size")), deadline)
+    # The whole pocket's meter, in bytes of the limit the server announced (the default here).
+    wait_for("meter 'Space used by the whole pocket'", lambda: find(
+        window, lambda n: n.getRole() == pyatspi.ROLE_LEVEL_BAR and n.name == "Space used by the whole pocket"), deadline)
+    wait_for("the whole pocket's size", lambda: find(
+        window, lambda n: n.getRole() == pyatspi.ROLE_LABEL and (n.name or "").endswith(" of 262,144 bytes used")), deadline)
 
     click("Add a member to data", lambda: button(window, "Add a member to data"), deadline)
     type_into(window, "Name of data.key", "theme", deadline)
