@@ -7,6 +7,8 @@ enum FuzzGenerator {
         if random.chance(0.03) { return strayRequest(&random) }
         // Some carry one thing the server must refuse, with the status it must refuse it with.
         if random.chance(0.15) { return FuzzHostile.request(&random) }
+        // Some ask for the run's device with another app client's token (404, §23.12).
+        if random.chance(0.04) { return FuzzRoute.foreignDeviceRequest(&random) }
         let route = random.pick(FuzzRoute.allCases)
         var notes: [String] = []
 

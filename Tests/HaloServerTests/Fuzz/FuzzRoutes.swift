@@ -5,7 +5,8 @@ import Foundation
 /// Placeholders the harness fills in per run: `{{APP}}`, `{{EDITOR}}`, `{{USER}}` (access tokens),
 /// `{{REFRESH}}` (the app's refresh token), `{{CLIENT_ID}}`, `{{CLIENT_SECRET}}`, `{{EDITOR_EMAIL}}`,
 /// `{{EDITOR_PASSWORD}}`, `{{USER_EMAIL}}`, `{{MOD:<name>}}` (module ids of the demo workspace),
-/// `{{INST:<module name>}}` (an instance of it), `{{DEV}}` (a device id).
+/// `{{INST:<module name>}}` (an instance of it), `{{DEV}}` (a device id), `{{FOREIGN}}` (a token of
+/// another app client).
 enum FuzzRoute: CaseIterable {
     case token, version, versionCurrent, deviceCreate, deviceGet, deviceUpdate, register, login, pocketGet, pocketPut
     case push, moduleList, moduleGet, search, instanceCreate, instanceUpdate, instanceDelete, batch, sync
@@ -434,5 +435,41 @@ enum FuzzRoute: CaseIterable {
         }
         if random.chance(0.3) { pairs.append(("toSync", random.chance(0.5) ? .number("4102444800000") : random.pick(stamps))) }
         return .object(pairs)
+    }
+}
+
+extension FuzzRoute {
+    /// The run's device (`{{DEV}}`, registered with `{{APP}}`) asked for with `{{FOREIGN}}`, a
+    /// token of another app client: every read, update (a stream-secret renewal, with or without
+    /// a secret header, a new alias, tags, push tokens, `appId`) and activity report is a 404
+    /// (issue 45, docs/protocol.md §23.12).
+    static func foreignDeviceRequest(_ random: inout FuzzRandom) -> FuzzRequest {
+        let auth = ["Authorization", "Bearer {{FOREIGN}}"]
+        let json = ["Content-Type", "application/json"]
+        switch random.int(3) {
+        case 0:
+            return FuzzRequest(
+                method: "GET", target: "/api/segmentation/appuser/{{DEV}}", headers: [auth], body: nil,
+                note: "foreign client reads the device", expected: 404)
+        case 1:
+            var body = FuzzRoute.deviceUpdate.seed(&random) ?? .object([])
+            if case .object(var pairs) = body {
+                pairs.append(("renewEventStreamSecret", .bool(random.chance(0.7))))
+                body = .object(pairs)
+            }
+            var headers = [auth, json]
+            if random.chance(0.5) { headers.append(["X-Halo-Device-Secret", "guess-\(random.int(1000))"]) }
+            return FuzzRequest(
+                method: "PUT", target: "/api/segmentation/appuser/{{DEV}}", headers: headers, body: Data(body.render().utf8),
+                note: "foreign client updates the device", expected: 404)
+        default:
+            let body = FuzzJSON.object([
+                ("device", .string("fuzz-device")), ("schedule", .string("schedule-\(random.int(100))")),
+                ("action", .string(random.pick(["receipt", "open", "dismiss"]))),
+            ])
+            return FuzzRequest(
+                method: "POST", target: "/api/push/schedule/activity", headers: [auth, json], body: Data(body.render().utf8),
+                note: "foreign client reports activity for the device", expected: 404)
+        }
     }
 }

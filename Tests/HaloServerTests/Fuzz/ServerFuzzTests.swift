@@ -41,12 +41,14 @@ final class ServerFuzzTests: XCTestCase {
         let demo = try await admin.seedDemo()
         let userEmail = "fuzz-user@example.com"
         try await admin.addUser(email: userEmail, password: "secret-password", name: "Fuzz", surname: "User")
+        // Another app client, whose token must find none of the demo app's devices (§23.12).
+        let foreign = try await admin.addClient(name: "Foreign app")
 
         let harness = FuzzHarness(
             child: FuzzChildServer(binary: binary, directory: directory), timeout: timeout, seed: seed, record: record)
         defer { harness.child.kill() }
         try harness.child.start()
-        try harness.bootstrap(demo: demo, userEmail: userEmail)
+        try harness.bootstrap(demo: demo, userEmail: userEmail, foreign: foreign)
 
         print("fuzz: seed \(seed), \(Int(seconds)) s, timeout \(timeout) s, server port \(harness.child.port)")
         // Replay without backtraces: known crashes end in milliseconds instead of seconds.
@@ -137,7 +139,7 @@ final class FuzzHarness {
     // MARK: Set-up
 
     /// Tokens and ids of this run, obtained over HTTP like any client would.
-    func bootstrap(demo: DemoCredentials, userEmail: String) throws {
+    func bootstrap(demo: DemoCredentials, userEmail: String, foreign: ClientCredentials? = nil) throws {
         placeholders["CLIENT_ID"] = demo.clientId
         placeholders["CLIENT_SECRET"] = demo.clientSecret
         placeholders["EDITOR_EMAIL"] = demo.editorEmail
@@ -147,6 +149,10 @@ final class FuzzHarness {
         let form = [["Content-Type", "application/x-www-form-urlencoded"]]
         let credentials = "grant_type=client_credentials&client_id=\(demo.clientId)&client_secret=\(demo.clientSecret)"
         placeholders["APP"] = try string(json(call("POST", "/api/oauth/token?_app", form, credentials))["access_token"], "app token")
+        if let foreign {
+            let grant = "grant_type=client_credentials&client_id=\(foreign.clientId)&client_secret=\(foreign.clientSecret)"
+            placeholders["FOREIGN"] = try string(json(call("POST", "/api/oauth/token?_app", form, grant))["access_token"], "foreign token")
+        }
         // A token of its own: refreshing revokes the access token it was issued with.
         placeholders["REFRESH"] = try string(
             json(call("POST", "/api/oauth/token?_app", form, credentials))["refresh_token"], "refresh token")
