@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HaloContentStore
 import HaloTestSupport
 import XCTest
@@ -27,8 +28,10 @@ final class ChildDeployment: @unchecked Sendable {
     }
 
     /// Starts the process once `prepare` has set the data up (clients, users) through `admin`.
-    static func start(_ prepare: (HaloServerAdmin) async throws -> Void = { _ in }) async throws -> ChildDeployment {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-devices-\(UUID().uuidString)")
+    static func start(
+        directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent("halo-devices-\(UUID().uuidString)"),
+        _ prepare: (HaloServerAdmin) async throws -> Void = { _ in }
+    ) async throws -> ChildDeployment {
         let admin = try await TestBackEnd.current.admin(for: directory)
         try await prepare(admin)
         let child = try ChildServer(binary: try ChildServer.builtBinary(), directory: directory)
@@ -278,6 +281,28 @@ final class DeviceOwnershipTests: XCTestCase {
         try await assertEqual(try await server.stored(first.id)?.alias, "ana-desk")
     }
 
+    /// iOS logs in again with its expired user token (§3.4): the new token keeps that client. A
+    /// revoked token gives none.
+    func testALoginKeepsTheClientOfAnExpiredTokenButNotOfARevokedOne() async throws {
+        let named = try await server.register(appA)
+        let other = try await server.register(appA)
+        let first = try await server.login("ana@example.com", token: appA, deviceAlias: named.alias)
+        func mark(_ token: String, _ change: String) async throws {
+            try await server.admin.environment.storage.write { db in
+                _ = try db.execute("UPDATE server_token SET \(change) WHERE access_hash = ?", SecretHasher.tokenDigest(token))
+            }
+        }
+        try await mark(first, "expires_at = 1")
+        assertEnvelope(try await server.call("GET", device(other.id), token: first), status: 401)
+        let renewed = try await server.login("ana@example.com", token: first)
+        try await assertEqual(try await server.call("GET", device(other.id), token: renewed).status, 200, "A's, as its login's token")
+
+        try await mark(renewed, "revoked = 1")
+        let clientless = try await server.login("ana@example.com", token: renewed)
+        assertEnvelope(try await server.call("GET", device(other.id), token: clientless), status: 404)
+        try await assertEqual(try await server.call("GET", device(named.id), token: clientless).status, 200, "named by a login")
+    }
+
     /// The password grant names its client with `client_id` and `client_secret` (ours, HaloServices
     /// sends them); a wrong secret is the usual 401, and without them the token has no client.
     func testThePasswordGrantActsForTheClientItAuthenticates() async throws {
@@ -311,5 +336,57 @@ final class DeviceOwnershipTests: XCTestCase {
         try await assertEqual(try await server.call("PUT", device(old.id), token: appB, body: .json(["tags": []])).status, 200)
         try await assertEqual(try await server.stored(old.id)?.clientId, clientB.clientId)
         assertEnvelope(try await server.call("GET", device(old.id), token: appA), status: 404)
+    }
+
+    /// A database of the release before owners (`Tests/Fixtures/databases`, SQLite): its device has
+    /// no client, any app client may read it, the first that updates it owns it, and the device a
+    /// user's login named then (`server_user.device_alias`) stays in that user's reach.
+    func testAnEarlierReleasesDeviceBelongsToTheFirstClientThatUpdatesIt() async throws {
+        try XCTSkipIf(TestBackEnd.current != .sqlite, "the earlier release's database is an SQLite file")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-earlier-\(UUID().uuidString)")
+        let file = directory.appendingPathComponent("halo.sqlite")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-dc", Fixtures.root.appendingPathComponent("databases/local-workspace-2fd2e5d.sqlite.gz").path]
+        XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let output = try FileHandle(forWritingTo: file)
+        gzip.standardOutput = output
+        try gzip.run()
+        gzip.waitUntilExit()
+        try output.close()
+        let (oldId, oldAlias) = ("6b05056ec512f5b80c4b7307", "anonymous-9wikq3qp38ec4shirh3aq21ds")
+        // As if the reader's login had named the device then (the fixture's login named none).
+        let queue = try DatabaseQueue(path: file.path)
+        try queue.inDatabase { db in
+            try db.execute(
+                sql: "UPDATE server_user SET device_alias = ? WHERE email = ?", arguments: [oldAlias, "reader@example.com"])
+        }
+        try queue.close()
+
+        var claimant: ClientCredentials!
+        let earlier = try await ChildDeployment.start(directory: directory) { admin in
+            claimant = try await admin.addClient(name: "Claimant")
+        }
+        defer { earlier.stop() }
+        let stored = try await earlier.stored(oldId)
+        XCTAssertEqual(stored?.alias, oldAlias)
+        XCTAssertTrue(stored?.isUnclaimed ?? false)
+        let original = try await earlier.token(
+            ClientCredentials(clientId: "J1UHh7bdHXtZoj6fS99LlWWi", clientSecret: "KDdF6gkFKgLYQXQcgyWBOyQs8ohtbVAHENC5O4ju"))
+        let first = try await earlier.token(claimant)
+        try await assertEqual(try await earlier.call("GET", device(oldId), token: original).status, 200)
+        try await assertEqual(try await earlier.call("GET", device(oldId), token: first).status, 200)
+        try await assertEqual(try await earlier.call("PUT", device(oldId), token: first, body: .json(["tags": []])).status, 200)
+        try await assertEqual(try await earlier.stored(oldId)?.clientId, claimant.clientId)
+        assertEnvelope(try await earlier.call("GET", device(oldId), token: original), status: 404)
+        assertEnvelope(try await earlier.call("PUT", device(oldId), token: original, body: .json(["tags": []])), status: 404)
+
+        // The reader's login without a token: its token reaches the device its earlier login named.
+        let login = try await earlier.call(
+            "POST", "/api/segmentation/identified/login",
+            body: .json(["email": "reader@example.com", "password": "reader-password-1", "network": "halo"]))
+        let reader = try XCTUnwrap(login.json["token"]?["access_token"]?.stringValue)
+        try await assertEqual(try await earlier.call("GET", device(oldId), token: reader).status, 200)
     }
 }
