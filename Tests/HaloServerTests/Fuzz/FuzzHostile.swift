@@ -33,19 +33,79 @@ enum FuzzHostile {
 
     static let badOrigins = ["https://evil.example", "null", "http://127.0.0.1", "https://halo-db.com", "file://"]
 
-    static func request(_ random: inout FuzzRandom) -> FuzzRequest {
+    /// A route to send a hostile request to: `path` has `{{ID}}` where its id goes.
+    struct Target {
+        var method: String
+        var path: String
+        var id: String
+        var token: String?
+        var json: FuzzJSON?
+        var takesForm = false
+        var takesJSON: Bool { json != nil }
+        var queryKeys = ["limit", "page", "skip"]
+    }
+
+    /// Routes `FuzzRoute` does not list (module design, imports, scheduled notifications, the
+    /// live events), with valid bodies: each hostile request must be refused before it acts.
+    static let extraTargets: [Target] = [
+        Target(
+            method: "POST", path: "/api/generalcontent/module", id: "", token: "{{EDITOR}}",
+            json: .object([("name", .string("Fuzz module")), ("isSingle", .bool(false))])),
+        Target(
+            method: "PUT", path: "/api/generalcontent/module/{{ID}}", id: "{{MOD:Authors}}", token: "{{EDITOR}}",
+            json: .object([("name", .string("Authors")), ("description", .string("People"))])),
+        Target(
+            method: "POST", path: "/api/generalcontent/module/{{ID}}/field", id: "{{MOD:Authors}}", token: "{{EDITOR}}",
+            json: .object([("name", .string("fuzzField")), ("type", .string("text"))])),
+        Target(
+            method: "PUT", path: "/api/generalcontent/module/{{ID}}/field-order", id: "{{MOD:Authors}}", token: "{{EDITOR}}",
+            json: .object([("fieldIds", .array([.string("a"), .string("b")]))])),
+        Target(
+            method: "DELETE", path: "/api/generalcontent/module/{{ID}}/field/none", id: "{{MOD:Authors}}", token: "{{EDITOR}}",
+            json: nil, queryKeys: ["dryRun"]),
+        Target(
+            method: "POST", path: "/api/generalcontent/import/{{ID}}/rows", id: "000000000000000000000000", token: "{{EDITOR}}",
+            json: .object([
+                ("rows", .array([.object([("line", .number("2")), ("instance", .object([("name", .string("Row"))]))])]))
+            ])),
+        Target(
+            method: "DELETE", path: "/api/generalcontent/import/{{ID}}", id: "000000000000000000000000", token: "{{EDITOR}}",
+            json: nil),
+        Target(
+            method: "POST", path: "/api/push/schedule", id: "", token: "{{EDITOR}}",
+            json: .object([
+                ("appId", .number("1")), ("name", .string("Fuzz")),
+                ("payload", .object([("notification", .object([("title", .string("T")), ("body", .string("B"))]))])),
+            ])),
+        Target(method: "DELETE", path: "/api/push/schedule/{{ID}}", id: "000000000000000000000000", token: "{{EDITOR}}", json: nil),
+        Target(
+            method: "GET", path: "/api/events", id: "", token: "{{APP}}", json: nil, queryKeys: ["lastEventId", "modules"]),
+    ]
+
+    static func target(_ random: inout FuzzRandom) -> Target {
+        if random.chance(0.3) { return random.pick(extraTargets) }
         let route = random.pick(FuzzRoute.allCases)
-        var path = route.path.replacingOccurrences(of: "{{ID}}", with: route.validId(&random))
-        var query = route == .token ? "?_app" : ""
-        var headers: [[String]] = route.auth == .anonymous ? [] : [["Authorization", "Bearer \(route.auth.rawValue)"]]
         let json = route.seed(&random) ?? (route.bodyKind == .empty ? nil : FuzzJSON.object([("unexpected", .string("body"))]))
+        return Target(
+            method: route.method, path: route.path + (route == .token ? "?_app" : ""), id: route.validId(&random),
+            token: route.auth == .anonymous ? nil : route.auth.rawValue, json: json, takesForm: route.bodyKind == .fields,
+            queryKeys: route.queryKeys)
+    }
+
+    static func request(_ random: inout FuzzRandom) -> FuzzRequest {
+        let route = target(&random)
+        let pathTemplate = String(route.path.prefix { $0 != "?" })
+        var path = pathTemplate.replacingOccurrences(of: "{{ID}}", with: route.id)
+        var query = route.path.contains("?") ? String(route.path.drop { $0 != "?" }) : ""
+        var headers: [[String]] = route.token.map { [["Authorization", "Bearer \($0)"]] } ?? []
+        let json = route.json
         var body = json.map { Data($0.render().utf8) }
         var contentType: String? = body == nil ? nil : "application/json"
 
         var kinds = ["query", "header", "origin"]
         if route.path.contains("{{ID}}") { kinds.append("path") }
         if json != nil { kinds += ["json", "json", "type"] }
-        if route.bodyKind == .fields { kinds.append("form") }
+        if route.takesForm { kinds.append("form") }
         let kind = random.pick(kinds)
         let note: String
         let expected: Int
@@ -78,7 +138,7 @@ enum FuzzHostile {
             expected = 400
         case "path":
             let bad = random.pick(badEscapes)
-            path = route.path.replacingOccurrences(of: "{{ID}}", with: random.chance(0.5) ? bad : "ab\(bad)cd")
+            path = pathTemplate.replacingOccurrences(of: "{{ID}}", with: random.chance(0.5) ? bad : "ab\(bad)cd")
             note = "hostile: \(bad) in the path id"
             expected = 400
         case "header":
@@ -89,7 +149,7 @@ enum FuzzHostile {
             expected = 400
         case "type":
             var types = badContentTypes
-            if route.bodyKind == .json { types.append("application/x-www-form-urlencoded") }
+            if !route.takesForm { types.append("application/x-www-form-urlencoded") }
             contentType = random.pick(types)
             note = "hostile: Content-Type \(contentType?.debugDescription ?? "none")"
             expected = 415
