@@ -112,11 +112,36 @@ final class ContentTypeTests: XCTestCase {
         }
     }
 
-    /// The option refuses what is not an origin.
+    /// A chunked body is a body: without a Content-Type it is 415 too.
+    func testAChunkedBodyNeedsAContentType() async throws {
+        let port = server.port
+        let token = server.token
+        let data = try await Task.detached {
+            let connection = try RawConnection(port: port)
+            try connection.send(
+                "POST /api/generalcontent/instance/search HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                    + "Authorization: Bearer \(token)\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+            return connection.readToEnd(timeout: 10).data
+        }.value
+        assertEnvelope(try ChildFixture.parse(data), status: 415)
+    }
+
+    /// The option refuses what is not an origin, in the library and on `halo-server serve`.
     func testAllowedOriginsAreOrigins() throws {
         XCTAssertNoThrow(try AllowedOrigins(["https://a.example", "http://127.0.0.1:8080", "http://[::1]:9000"]))
         for text in ["a.example", "https://a.example/path", "ftp://a.example", "https://", "https://a.example?x=1", "*"] {
             XCTAssertThrowsError(try AllowedOrigins([text]), text)
         }
+        let process = Process()
+        process.executableURL = try ChildServer.builtBinary()
+        process.arguments = ["serve", "--port", "0", "--data", server.directory.path, "--allowed-origin", "https://a.example/path"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertNotEqual(process.terminationStatus, 0)
+        XCTAssertTrue(text.contains("--allowed-origin") && text.contains("https://a.example/path"), text)
     }
 }
