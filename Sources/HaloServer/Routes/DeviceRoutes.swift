@@ -53,7 +53,7 @@ enum DeviceRoutes {
             let id = try context.parameters.require("deviceId")
             let body = try await RequestInput.jsonObject(request, limit: env.maxBodyBytes)
             let input = try DeviceInput(body)
-            let sentSecret = secretHeader.flatMap { request.headers[$0] }
+            let sentSecret = try RequestInput.header(RequestStrings.deviceSecret, request)
             let device = try await env.write(request) { db, principal in
                 var device = try find(id: id, for: principal, in: db)
                 // A device registered before devices had owners becomes its first updater's (§23.12).
@@ -88,9 +88,6 @@ enum DeviceRoutes {
             return JSONResponse.make(device)
         }
     }
-
-    /// The header carrying a device's stream secret (§23.8).
-    static let secretHeader = HTTPFields.Element.Name("X-Halo-Device-Secret")
 
     /// The `appId` a device gets: its client's app (`clientApp`). A body naming another is a 400
     /// naming `appId` (compared as numbers: Android sends a string, §6.2). A device without a

@@ -140,7 +140,7 @@ enum EventRoutes {
                 digest == SecretHasher.tokenDigest(secret)
             else {
                 throw APIError.unauthorized(
-                    "The device's stream credential is not valid (renew it with renewEventStreamSecret, or register the device again)")
+                    "The device's stream credential is not valid (register the device again for a new one)")
             }
             return device
         }
