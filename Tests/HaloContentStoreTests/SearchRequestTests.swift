@@ -43,4 +43,21 @@ final class SearchRequestTests: XCTestCase {
             XCTAssertEqual(error as? ContentStoreError, .invalidSort("unknown direction \"upward\" for name (expected asc or desc)"))
         }
     }
+
+    /// Issue 47: an empty sort key is refused with a sentence, never skipped and never a crash:
+    /// `","` alone (the fuzz corpus's `sort-comma`), and an empty key before, between or after
+    /// real ones. (Before, only the fuzzer's crash of the server caught a break here.)
+    func testAnEmptySortKeyIsRefused() throws {
+        let empty = ContentStoreError.invalidSort("an empty sort key (sort keys are separated by single commas)")
+        for sort in [",", " , ", ",,", "name asc,", ",name asc", "name asc,,createdAt desc", "name asc, ,createdAt desc"] {
+            XCTAssertThrowsError(try SearchRequest(sort: sort).sortKeys(), "sort \"\(sort)\"") { error in
+                XCTAssertEqual(error as? ContentStoreError, empty, "sort \"\(sort)\"")
+            }
+        }
+        // Decoded from a request as the server and the offline search get it.
+        let decoded = try JSONDecoder().decode(SearchRequest.self, from: Data(#"{"sort":","}"#.utf8))
+        XCTAssertThrowsError(try decoded.sortKeys()) { error in XCTAssertEqual(error as? ContentStoreError, empty) }
+        // Blank is the default order, not an empty key.
+        XCTAssertEqual(try SearchRequest(sort: " ").sortKeys(), [SortKey(.createdAt, ascending: false)])
+    }
 }

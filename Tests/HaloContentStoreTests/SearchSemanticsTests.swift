@@ -119,6 +119,32 @@ final class SearchSemanticsTests: XCTestCase {
         }
     }
 
+    /// Issue 47: negative numbers sent as strings (Android stringifies `in` lists) are numbers:
+    /// `price in ["-5"]` matches a stored -5 (and a stored "-5"), not -50. (The bug: a string
+    /// starting with "-" was not read as a number; the conformance suites compared back ends that
+    /// share the parsing, so they agreed on the wrong answer.)
+    func testNegativeNumbersSentAsStrings() throws {
+        try db.write { db in
+            try ContentTables.upsert(
+                contentsOf: [
+                    instance(8, values: ["title": "Refund", "price": -5]),
+                    instance(9, values: ["title": "Refund as text", "price": "-5"]),
+                    instance(10, values: ["title": "Big refund", "price": -50]),
+                    instance(11, values: ["title": "Half refund", "price": -0.5]),
+                ], in: db)
+        }
+        let cases: [(FilterNode, [Int], String)] = [
+            (.compare("price", .in, ["-5"], type: "string"), [8, 9], "in [\"-5\"]"),
+            (.compare("price", .in, ["-5", "10"], type: "string"), [1, 7, 8, 9], "in [\"-5\", \"10\"]"),
+            (.compare("price", .in, ["-0.5"], type: "string"), [11], "in [\"-0.5\"]"),
+            (.compare("price", .equal, "-5", type: "string"), [8, 9], "= \"-5\""),
+            (.compare("price", .less, "-1", type: "string"), [8, 10], "< \"-1\" on numbers"),
+        ]
+        for (filter, expected, label) in cases {
+            XCTAssertEqual(try values(filter), expected, label)
+        }
+    }
+
     func testNestedConditions() throws {
         let nested: FilterNode = .and(
             .compare("price", .greaterOrEqual, 10), .compare("price", .lessOrEqual, 500),

@@ -161,6 +161,58 @@ final class ValueIndexOnDemandTests: XCTestCase {
         }
     }
 
+    /// Issue 47: a `relatedTo` search compares its relation field as a value filter does. On a
+    /// field not yet indexed, the field is listed as waiting (so the search writes its rows first)
+    /// and the answer is the one eager indexing gives. (The bug: `relatedTo`'s field was not marked
+    /// waiting, and the search read a field without rows: nothing related to anything.)
+    func testARelatedToSearchOnAFieldNotYetIndexedWaitsForItAndAnswersAsEagerIndexing() throws {
+        let schema = SearchSchema(
+            moduleIdsForName: { _ in [] }, localizedFields: { _ in [] }, relationFields: { _ in ["parent", "parents"] })
+        let eager = try makeContentDatabase()
+        let onDemand = try makeContentDatabase()
+        try onDemand.write { try ContentTables.writeValueRowsOnDemand(in: $0) }
+        let items = (1...12).map { n in
+            instance(
+                n, module: n % 2 == 0 ? "m1" : "m2",
+                values: [
+                    "title": .string("Item \(n)"), "parent": .string(hexId(n % 3 + 1)),
+                    "parents": .array([.string(hexId(n % 4 + 1)), .string(hexId(9))]),
+                ])
+        }
+        for db in [eager, onDemand] { try db.write { db in try ContentTables.upsert(contentsOf: items, in: db) } }
+        XCTAssertEqual(try count("SELECT count(*) FROM content_value", in: onDemand), 0, "no value row before a search")
+
+        let requests: [(SearchRequest, [Int])] = [
+            (SearchRequest(relatedTo: [.init(fieldName: "parent", instanceIds: [hexId(1)])]), [3, 6, 9, 12]),
+            (SearchRequest(relatedTo: [.init(fieldName: "parents", instanceIds: [hexId(2)])]), [1, 5, 9]),
+            (SearchRequest(relatedTo: [.init(fieldName: "parent", instanceIds: ["*"])]), Array(1...12)),
+        ]
+        var searched: Set<String> = []
+        for (request, expected) in requests {
+            var request = request
+            request.pagination = .init(skip: true)
+            let name = request.relatedTo?.first?.fieldName ?? ""
+            let fieldIds = try onDemand.read { db in
+                try Int64.fetchAll(db, sql: "SELECT field FROM content_field WHERE name = ? ORDER BY field", arguments: [name])
+            }
+            XCTAssertEqual(fieldIds.count, 2, "\(name) in both modules")
+            let waiting = try onDemand.read { db in try ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db) }
+            let first = searched.insert(name).inserted
+            XCTAssertEqual(waiting, first ? fieldIds : [], "the first search of \(name) waits for its rows, no later one")
+            try onDemand.write { db in try ContentTables.indexValues(ofFields: waiting, in: db) }
+            let answers = try [onDemand, eager].map { store in
+                try store.read { db in
+                    XCTAssertEqual(try ContentTables.fieldsWaitingForIndex(for: request, schema: schema, in: db), [])
+                    return try ContentTables.search(request, schema: schema, in: db).items.compactMap { Int($0.id, radix: 16) }.sorted()
+                }
+            }
+            XCTAssertEqual(answers[1], expected, "eager indexing: \(request.relatedTo ?? [])")
+            XCTAssertEqual(answers[0], answers[1], "on demand as eager: \(request.relatedTo ?? [])")
+        }
+        XCTAssertEqual(
+            try count("SELECT count(*) FROM content_field WHERE indexed = 1", in: onDemand), 4, "parent and parents of m1 and m2")
+    }
+
     /// A store whose fields were written with the instances (a cache from before) keeps writing
     /// them when it turns the policy on; only fields met afterwards wait.
     func testFieldsKnownBeforeKeepTheirRows() throws {

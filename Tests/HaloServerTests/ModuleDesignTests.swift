@@ -199,4 +199,49 @@ final class ModuleDesignTests: XCTestCase {
         XCTAssertEqual(widened["report"]?["refused"], 0)
         XCTAssertEqual(widened["fields"]?.arrayValue?[0]["format"]?["values"], ["S", "M", "L"])
     }
+
+    /// Issue 47: switching a date field to date-only is a change of its values. A value with a time
+    /// of day no longer fits: the dry run reports it refused, the change without
+    /// `refusedValues: "clear"` is a 409 that changes nothing, and with it the value is cleared
+    /// (a midnight one is kept). (The bug: `dateOnly` alone was not counted as a change, so the
+    /// field became date-only and kept a time of day it now refuses.)
+    func testATimeOfDaySwitchedToDateOnlyIsPreviewedRefusedAndClearedOnlyWhenAsked() async throws {
+        let (moduleId, ids) = try await createModule("Events", fields: [["name": "when", "fieldType": "Date"]])
+        let midnight = 1_700_006_400_000.0  // 2023-11-15T00:00:00Z
+        XCTAssertEqual(midnight.truncatingRemainder(dividingBy: 86_400_000), 0)
+        let noon = midnight + 12 * 3_600_000
+        let timed = try await createInstance(moduleId, "At noon", ["when": .number(noon)])
+        let dated = try await createInstance(moduleId, "At midnight", ["when": .number(midnight)])
+        let field = "/api/generalcontent/module/\(moduleId)/field/\(try XCTUnwrap(ids["when"]))"
+        func stored() async throws -> [String: JSONValue] {
+            let found = try await call("POST", "/api/generalcontent/instance/search", ["instanceIds": [.string(timed), .string(dated)]])
+            return Dictionary(
+                uniqueKeysWithValues: (found["items"]?.arrayValue ?? []).compactMap { item in
+                    item["id"]?.stringValue.map { ($0, item["values"]?["when"] ?? .null) }
+                })
+        }
+
+        let preview = try await call("PUT", field + "?dryRun=true", ["dateOnly": true])
+        XCTAssertEqual(preview["holding"], 2)
+        XCTAssertEqual(preview["refused"], 1, "\(preview)")
+        XCTAssertEqual(preview["examples"]?.arrayValue?.first?["id"]?.stringValue, timed)
+
+        let refused = try await call("PUT", field, ["dateOnly": true], status: 409)
+        XCTAssertTrue(refused["error"]?["message"]?.stringValue?.contains("export the module first") ?? false, "\(refused)")
+        XCTAssertEqual(refused["error"]?["extra"]?["refused"], 1, "the 409 carries the report")
+        let unchanged = try await call("GET", "/api/generalcontent/module/\(moduleId)")
+        XCTAssertNotEqual(unchanged["fields"]?.arrayValue?.first?["format"]?["precision"], "day", "the field is not date-only")
+        var values = try await stored()
+        XCTAssertEqual(values[timed], .number(noon), "a refused change keeps the time of day")
+        XCTAssertEqual(values[dated], .number(midnight))
+
+        let cleared = try await call("PUT", field, ["dateOnly": true, "refusedValues": "clear"])
+        XCTAssertEqual(cleared["report"]?["refused"], 1)
+        XCTAssertEqual(cleared["fields"]?.arrayValue?.first?["format"]?["precision"], "day")
+        values = try await stored()
+        XCTAssertEqual(values[timed], .null, "the time of day the field now refuses is cleared")
+        XCTAssertEqual(values[dated], .number(midnight), "a date without a time of day is kept")
+        // And the field refuses a new time of day.
+        try await call("PUT", "/api/generalcontent/instance/\(dated)", ["values": ["when": .number(noon)]], status: 400)
+    }
 }

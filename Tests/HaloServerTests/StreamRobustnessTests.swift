@@ -183,6 +183,81 @@ final class StreamRobustnessTests: XCTestCase {
         XCTAssertEqual(full.json["created"]?.arrayValue?.count, 5_000, "a normal sync still reads the whole answer")
     }
 
+    /// Reads from `connection` at `bytesPerSecond` (evenly, in 20 ms steps) for `duration`, then
+    /// as fast as it can until the answer's last chunk, the server's close, or 30 s. What it read.
+    private static func readPaced(_ connection: RawConnection, bytesPerSecond: Int, for duration: Duration) async -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < duration {
+            let elapsed = (ContinuousClock.now - start) / .milliseconds(1)
+            var allowance = Int(Double(bytesPerSecond) * elapsed / 1000) - data.count
+            while allowance > 0 {
+                let count = recv(connection.descriptor, &buffer, min(allowance, buffer.count), Int32(MSG_DONTWAIT))
+                if count == 0 { return data }  // closed: the rest is what the kernel held
+                if count < 0 { break }
+                data.append(buffer, count: count)
+                allowance -= count
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        data.append(connection.readToEnd(timeout: 30, until: Self.lastChunk).data)
+        return data
+    }
+
+    /// How a whole sync answer ends: the end of its JSON, then the empty chunk.
+    static let lastChunk = Data("]}\r\n0\r\n\r\n".utf8)
+
+    /// Issue 47: the stall cut-off at its edge. A sync client reading a little in every window,
+    /// but fewer than `min-transfer-rate` × `stall-timeout` bytes, is cut off; one reading a little
+    /// more than the minimum is served to the end. The sync answer is written in chunks of 500
+    /// instances (about half a megabyte here), and the handler counts a chunk once the socket took
+    /// all of it: so the minimum is set to several chunks a window, or a reader taking a chunk or
+    /// two per window (far under the minimum) would never be told from one taking a byte. (The
+    /// bug: the minimum lowered to 1 byte; the crawler of the test above, at 1 kB/s, completes no
+    /// chunk in a window and is cut either way.)
+    func testASyncClientReadingLessThanTheMinimumInEveryWindowIsCutOffAndOneAboveIsNot() async throws {
+        try skipInCluster("behind nginx the server's connection timeouts face nginx; nginx's own face the clients")
+        let minimumRate = 1 << 20
+        let server = try await startServer { limits in limits.minimumTransferRate = minimumRate }
+        defer { Task { await server.stop() } }
+        let window = 2  // seconds: `startServer`'s stall timeout
+        let minimumPerWindow = minimumRate * window
+        let instances = 20_000
+        let seeded = try await server.admin.seedBenchmark(instances: instances, modules: 1)
+        let moduleId = try XCTUnwrap(seeded.first)
+        let token = try await server.appToken()
+        let request = RawConnection.post("/api/generalcontent/instance/sync", json: #"{"moduleId":"\#(moduleId)"}"#, token: token)
+
+        // The whole answer, read at once, and the size of its chunks.
+        let reference = try RawConnection(port: server.server.port)
+        try reference.send(request)
+        let (whole, _) = reference.readToEnd(timeout: 60, until: Self.lastChunk)
+        XCTAssertEqual(whole.suffix(Self.lastChunk.count), Self.lastChunk, "a whole answer")
+        let chunk = whole.count / (instances / 500)
+        XCTAssertGreaterThanOrEqual(minimumPerWindow, 3 * chunk, "the minimum must span several chunks (\(chunk) bytes each)")
+        XCTAssertGreaterThan(whole.count, 8 * minimumPerWindow, "the answer must outlast the kernel's buffers and a few windows")
+
+        // Both at once: 70 % of the minimum in every window, and 150 %. Small receive buffers, so
+        // the answer waits in the server soon.
+        let under = try RawConnection(port: server.server.port, receiveBuffer: 65_536)
+        let over = try RawConnection(port: server.server.port, receiveBuffer: 65_536)
+        try under.send(request)
+        try over.send(request)
+        async let slow = Self.readPaced(under, bytesPerSecond: minimumRate * 7 / 10, for: .seconds(12))
+        async let fast = Self.readPaced(over, bytesPerSecond: minimumRate * 3 / 2, for: .seconds(12))
+        let (cut, served) = await (slow, fast)
+
+        XCTAssertNotEqual(
+            cut.suffix(Self.lastChunk.count), Self.lastChunk,
+            "a client reading 70 % of the minimum was served to the end (\(cut.count) of \(whole.count) bytes)")
+        XCTAssertLessThan(cut.count, whole.count, "cut off before the end")
+        XCTAssertEqual(
+            served.suffix(Self.lastChunk.count), Self.lastChunk,
+            "a client reading 150 % of the minimum was cut off (\(served.count) of \(whole.count) bytes)")
+        XCTAssertEqual(served.count, whole.count, "served the whole answer")
+    }
+
     func testAThousandIdleConnectionsLeaveRequestsAnswered() async throws {
         try skipInCluster("behind nginx the server's connection timeouts face nginx; nginx's own face the clients")
         let server = try await startServer { $0.idleTimeout = .seconds(3) }

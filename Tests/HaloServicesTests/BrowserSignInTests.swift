@@ -103,6 +103,54 @@ final class BrowserSignInTests: XCTestCase {
         }
     }
 
+    /// Issue 47: PKCE at the local identity provider, on a FRESH code (the reuse check above is
+    /// refused for being used twice, whatever its verifier). A wrong verifier of 43 characters
+    /// (the shortest RFC 7636 allows, so the length check passes) is `invalid_grant` saying PKCE;
+    /// the code it came with is spent; a code exchanged with its own verifier gets tokens. (The bug:
+    /// the verifier-versus-challenge comparison removed.)
+    func testAFreshCodeWithAWrongVerifierIsRefusedByPKCE() async throws {
+        let redirect = "http://127.0.0.1:9/callback"
+        let pkce = BrowserSignIn.PKCE()
+        XCTAssertEqual(pkce.verifier.count, 43)
+        func freshCode() throws -> String {
+            var authorize = try XCTUnwrap(
+                URLComponents(url: provider.issuer.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false))
+            authorize.queryItems = [
+                URLQueryItem(name: "client_id", value: LocalIdentityProvider.Settings.desktopClientId),
+                URLQueryItem(name: "redirect_uri", value: redirect), URLQueryItem(name: "response_type", value: "code"),
+                URLQueryItem(name: "scope", value: "openid email profile"), URLQueryItem(name: "state", value: "state-47"),
+                URLQueryItem(name: "code_challenge", value: pkce.challenge),
+                URLQueryItem(name: "code_challenge_method", value: "S256"),
+            ]
+            let location = try ScriptedBrowser.authorize(try XCTUnwrap(authorize.url), account: "1001")
+            return try XCTUnwrap(ScriptedBrowser.query(try XCTUnwrap(URL(string: location)))["code"], location)
+        }
+        func exchange(_ code: String, verifier: String) throws -> String {
+            try ScriptedBrowser.post(
+                provider.issuer.appendingPathComponent("token"),
+                [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
+                    ("client_id", LocalIdentityProvider.Settings.desktopClientId),
+                    ("client_secret", LocalIdentityProvider.Settings.desktopClientSecret), ("code_verifier", verifier),
+                ])
+        }
+        let pkceRefusal = "The PKCE code verifier does not match the challenge"
+        // Someone else's verifier, and one of the right shape made up: both 43 characters.
+        for wrong in [BrowserSignIn.PKCE().verifier, String(repeating: "a", count: 43)] {
+            XCTAssertEqual(wrong.count, 43)
+            XCTAssertNotEqual(wrong, pkce.verifier)
+            let code = try freshCode()
+            let refused = try exchange(code, verifier: wrong)
+            XCTAssertTrue(refused.contains("invalid_grant") && refused.contains(pkceRefusal), refused)
+            XCTAssertFalse(refused.contains("access_token"), refused)
+            // The code was spent on the refusal: the right verifier cannot use it afterwards.
+            let after = try exchange(code, verifier: pkce.verifier)
+            XCTAssertTrue(after.contains("invalid_grant") && !after.contains("access_token"), after)
+        }
+        let accepted = try exchange(try freshCode(), verifier: pkce.verifier)
+        XCTAssertTrue(accepted.contains("access_token") && accepted.contains("id_token"), accepted)
+    }
+
     func testFacebookSignInSendsTheAccessTokenAndAnAccountWithoutEmailWorks() async throws {
         let (core, _) = try await makeCore()
         let user = try await core.auth.loginWithFacebook(stayLoggedIn: false) { address in

@@ -161,6 +161,55 @@ final class PostgresSearchConformanceTests: XCTestCase {
         }
     }
 
+    /// Issue 47: numbers sent as strings, as Android sends `in` lists, match stored numbers on
+    /// both back ends, negative ones too: `price in ["-5"]` finds the stored -5 (and only it). The
+    /// back ends share the parsing, so comparing them alone cannot tell: each is held to the answer.
+    /// (The bug: a string starting with "-" was no longer read as a number.)
+    func testNegativeNumbersSentAsStringsMatchOnBothBackEnds() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("search-negative-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try ServerDatabase.open(directory: directory)
+        let postgres = try PostgresCluster.shared().storageOnNewDatabase(maximumConnections: 2)
+        defer { postgres.close() }
+        try await PostgresMigrator.migrate(postgres, to: ServerDatabase.migrations)
+        let module = "p0000000000000000000000p"
+        let prices: [JSONValue] = [-5, 5, -50, -0.5, 0, "-5", -5.5]
+        let load: @Sendable (any SQLExecutor) throws -> Void = { db in
+            try ModuleCatalog.create(
+                ModuleSpec(name: "Prices", fields: [ModuleField("price", .number)]), id: module, createdBy: "Test", now: Self.base,
+                in: db)
+            try ContentTables.upsert(
+                contentsOf: prices.enumerated().map { n, price in
+                    WireInstance(
+                        id: String(format: "p%023x", n), module: module, name: "Price \(n)", values: ["price": price],
+                        createdAt: Self.base + Int64(n))
+                }, in: db)
+        }
+        try await sqlite.write { try load($0) }
+        try await postgres.write { try load($0) }
+
+        let cases: [(String, [Int])] = [
+            (#"{"property":"price","operation":"in","value":["-5"]}"#, [0, 5]),
+            (#"{"property":"price","operation":"in","value":["-5", "5"]}"#, [0, 1, 5]),
+            (#"{"property":"price","operation":"in","value":["-0.5","-5.5"]}"#, [3, 6]),
+            (#"{"property":"price","operation":"!in","value":["-5"]}"#, [1, 2, 3, 4, 6]),
+            (#"{"property":"price","operation":"=","value":"-5","type":"string"}"#, [0, 5]),
+        ]
+        for (filter, expected) in cases {
+            let text = #"{"moduleIds":["\#(module)"],"searchValues":\#(filter),"pagination":{"skip":true}}"#
+            let request = try JSONDecoder().decode(SearchRequest.self, from: Data(text.utf8))
+            let onSQLite = try await sqlite.read { db in try SearchRoutes.answer(request, limits: .default, in: db) }
+            let onPostgres = try await postgres.read { db in try SearchRoutes.answer(request, limits: .default, in: db) }
+            for (name, answer) in [("SQLite", onSQLite), ("PostgreSQL", onPostgres)] {
+                let json = try JSONValue(string: String(decoding: answer, as: UTF8.self))
+                let found = (json["items"]?.arrayValue ?? json.arrayValue ?? []).compactMap { item in
+                    item["id"]?.stringValue.flatMap { Int($0.dropFirst(), radix: 16) }
+                }
+                XCTAssertEqual(found.sorted(), expected, "\(name): \(filter)")
+            }
+        }
+    }
+
     private static let edgeModule = ModuleSpec(
         name: "Edge",
         fields: [

@@ -1,4 +1,5 @@
 import Foundation
+import HaloContentStore
 import HaloServer
 import XCTest
 
@@ -175,6 +176,52 @@ final class UnusableCacheTests: XCTestCase {
             XCTAssertTrue(message.contains("could not be kept for later"), message)
         }
         try? HaloCache.closeShared(for: unreachableURL(), in: cacheDirectory)
+    }
+}
+
+/// Issue 47: a corrupt cache with its `-wal` and `-shm` beside it has all three moved aside
+/// together, untouched, and the cache rebuilt in its place is empty. The file moved aside without
+/// its WAL lacks its last commits (here: every row), and the new database would open beside a WAL
+/// that is not its own. (The bug: `CacheFileGuard.moveAside` stopped moving them; the rebuilt
+/// cache still came out empty, so only the files moved aside tell.)
+final class CorruptCacheCompanionTests: XCTestCase {
+    func testACorruptCacheIsMovedAsideWithItsWALAndSHMAndTheRebuiltCacheIsEmpty() throws {
+        // A cache whose rows are still in its WAL: copied while open, before any checkpoint.
+        let original = try temporaryCache()
+        let items = (0..<50).map { n in
+            WireInstance(
+                id: String(format: "%024x", n), module: "m1", name: "Item \(n)", values: ["title": .string("Title \(n)")],
+                createdAt: 1_700_000_000_000 + Int64(n))
+        }
+        try original.write { db in try ContentTables.upsert(contentsOf: items, in: db) }
+        let file = try temporaryDirectory("corrupt-wal").appendingPathComponent("cache.sqlite")
+        var companions: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: original.file.path + suffix))
+            try data.write(to: URL(fileURLWithPath: file.path + suffix))
+            companions[suffix] = data
+        }
+        try original.close()
+        XCTAssertGreaterThan(companions["-wal"]?.count ?? 0, 0, "the rows are in the WAL")
+        XCTAssertGreaterThan(companions["-shm"]?.count ?? 0, 0)
+        // Damage the database file: its header is no longer SQLite's.
+        var damaged = try XCTUnwrap(companions[""])
+        damaged.replaceSubrange(0..<16, with: Data("not a database!!".utf8))
+        try damaged.write(to: file)
+        guard case .rejected = CacheFileGuard.inspect(file) else { return XCTFail("a damaged cache must be rejected") }
+
+        let cache = try HaloCache(file: file)
+        let aside = try XCTUnwrap(cache.movedAsideFile)
+        XCTAssertEqual(try Data(contentsOf: aside), damaged, "the damaged file is kept, untouched")
+        for suffix in ["-wal", "-shm"] {
+            let moved = URL(fileURLWithPath: aside.path + suffix)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: moved.path), "\(suffix) moved aside with the database")
+            XCTAssertEqual(try? Data(contentsOf: moved), companions[suffix], "\(suffix) kept, untouched")
+        }
+        XCTAssertEqual(try cache.read { db in try ContentTables.count(moduleId: "m1", in: db) }, 0, "rebuilt empty")
+        XCTAssertEqual(try cache.integrityCheck(), ["ok"])
+        XCTAssertEqual(try cache.getSyncLog(moduleId: "m1"), [])
+        try cache.close()
     }
 }
 
