@@ -9,7 +9,8 @@ import XCTest
 /// which only a pool's readers are, and are made on them in the background, as the server makes them.
 final class SearchMemoryTests: XCTestCase {
     /// Values of every kind and edge the comparisons meet: numbers (negative, equal, huge),
-    /// booleans and "true"/"false" strings, strings with upper case, accents, a NUL, empty ones,
+    /// booleans and "true"/"false" strings, strings with upper case, accents, a stored NUL (no
+    /// search may hold one: `SearchRequest.checkLimits`), empty ones,
     /// long ones (left out of the trigram index), lists; dates with nulls and ties; names in
     /// several cases and scripts.
     private func randomInstances(_ count: Int, using rng: inout some RandomNumberGenerator) -> [WireInstance] {
@@ -40,7 +41,7 @@ final class SearchMemoryTests: XCTestCase {
         .compare("flag", .equal, true), .compare("flag", .notEqual, "true"), .compare("flag", .greater, false),
         .compare("word", .like, "ROAD"), .compare("word", .like, "é"), .compare("word", .like, "a"), .compare("word", .like, ""),
         .compare("word", .in, ["red", "blue", "été"]), .compare("word", .notIn, ["ÉTÉ"]), .compare("word", .equal, nil),
-        .compare("word", .equal, "\u{e9}t\u{e9}"), .compare("word", .greaterOrEqual, "b"), .compare("word", .like, "a\u{0}b"),
+        .compare("word", .equal, "\u{e9}t\u{e9}"), .compare("word", .greaterOrEqual, "b"), .compare("word", .like, "b"),
         .compare("text", .like, "fjord1"), .compare("text", .like, "QUARTZ3"), .compare("text", .like, "été"),
         .compare("text", .like, "road"), .compare("text", .greater, "short"), .compare("text", .equal, 42),
         .compare("list", .equal, 3), .compare("list", .greater, 2), .compare("list", .notEqual, nil),
