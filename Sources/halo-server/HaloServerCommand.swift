@@ -174,9 +174,15 @@ struct Client: AsyncParsableCommand {
         @OptionGroup var data: DataOption
         @Option(help: "A name for the client (recorded as createdBy of its edits).") var name = "App"
         @Flag(help: "Let this client's tokens create, update and delete content.") var editor = false
+        @Option(help: "The HALO app (appId) its devices belong to; clients of other apps cannot reach them.")
+        var appId: Int64 = 1
+
+        func validate() throws {
+            guard (1...Int64(Int32.max)).contains(appId) else { throw ValidationError("--app-id must be a whole number from 1") }
+        }
 
         func run() async throws {
-            let credentials = try await data.admin().addClient(name: name, editor: editor)
+            let credentials = try await data.admin().addClient(name: name, editor: editor, appId: appId)
             print("client id:     \(credentials.clientId)\nclient secret: \(credentials.clientSecret)")
         }
     }

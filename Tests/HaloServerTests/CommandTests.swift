@@ -75,6 +75,31 @@ final class CommandTests: XCTestCase {
         await server.stop(removeData: false)
     }
 
+    /// `client add --app-id`: the client's devices belong to that HALO app (§23.12), and an app
+    /// id below 1 is refused before anything is written.
+    func testClientAddNamesItsApp() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = try TestBackEnd.current.dataOptions(for: directory)
+        let refused = try run(["client", "add", "--app-id", "0"] + data)
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.output.contains("--app-id must be a whole number from 1"), refused.output)
+        let client = try run(["client", "add", "--app-id", "2"] + data)
+        XCTAssertEqual(client.status, 0, client.output)
+        let words = client.output.split(whereSeparator: \.isWhitespace).map(String.init)
+        let clientId = try XCTUnwrap(words.firstIndex(of: "id:").map { words[$0 + 1] })
+        let secret = try XCTUnwrap(words.firstIndex(of: "secret:").map { words[$0 + 1] })
+
+        let server = try await TestServer.start(directory: directory)
+        let token = try await server.token(for: ClientCredentials(clientId: clientId, clientSecret: secret))
+        let device = try await server.call("POST", "/api/segmentation/appuser", token: token, body: .json([:]))
+        XCTAssertEqual(device.status, 200, "\(device.json)")
+        XCTAssertEqual(device.json["appId"], 2)
+        let app1 = try await server.call("POST", "/api/segmentation/appuser", token: token, body: .json(["appId": 1]))
+        XCTAssertEqual(app1.status, 400, "\(app1.json)")
+        await server.stop(removeData: false)
+    }
+
     func testModuleCommandsDesignModulesWithTheAPIsRules() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("halo-cmd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -98,17 +98,6 @@ func assertEqual<T: Equatable>(
     XCTAssertEqual(actual, expected, message, file: file, line: line)
 }
 
-extension HaloServerAdmin {
-    /// An app client of the app `appId` (`halo-server client add` makes app 1's).
-    func addClient(appId: Int64, editor: Bool = false) async throws -> ClientCredentials {
-        let client = try await addClient(name: "App \(appId)", editor: editor)
-        try await environment.storage.write { db in
-            _ = try db.execute("UPDATE server_client SET app_id = ? WHERE id = ?", appId, client.clientId)
-        }
-        return client
-    }
-}
-
 /// Devices belong to the app client whose token registered them (issue 45, hole 1;
 /// docs/protocol.md §23.12), against a real `halo-server` process.
 final class DeviceOwnershipTests: XCTestCase {

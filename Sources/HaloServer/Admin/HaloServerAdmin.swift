@@ -64,10 +64,12 @@ public struct HaloServerAdmin: Sendable {
     /// Stops its background work and closes the database (a command that is done with it).
     public func close() { environment.shutDown() }
 
-    /// Adds an app client; `editor` lets its tokens create, update and delete content.
-    public func addClient(name: String = "App", editor: Bool = false) async throws -> ClientCredentials {
+    /// Adds an app client; `editor` lets its tokens create, update and delete content. `appId` is
+    /// the HALO app its devices belong to (docs/protocol.md §23.12): 1 unless several apps share
+    /// the server.
+    public func addClient(name: String = "App", editor: Bool = false, appId: Int64 = 1) async throws -> ClientCredentials {
         let (id, secret) = try await Accounts.createClient(
-            name: name, editor: editor, in: environment.storage, hashing: environment.hashing)
+            name: name, editor: editor, appId: appId, in: environment.storage, hashing: environment.hashing)
         return ClientCredentials(clientId: id, clientSecret: secret)
     }
 

@@ -45,13 +45,14 @@ enum Accounts {
     }
 
     /// Creates an app client; returns its id and the plain secret (shown once, stored hashed).
-    static func createClient(name: String, editor: Bool, in storage: ServerStorage, hashing: HashingExecutor) async throws
-        -> (id: String, secret: String)
-    {
+    static func createClient(
+        name: String, editor: Bool, appId: Int64 = 1, in storage: ServerStorage, hashing: HashingExecutor
+    ) async throws -> (id: String, secret: String) {
         let id = Identifiers.secret(24)
         let secret = Identifiers.secret(40)
         let hash = try await hashing.run { try SecretHasher.hashPassword(secret) }
-        let client = ClientRecord(id: id, secretHash: hash, name: name, editor: editor, createdAt: TokenService.nowMilliseconds())
+        let client = ClientRecord(
+            id: id, secretHash: hash, name: name, editor: editor, appId: appId, createdAt: TokenService.nowMilliseconds())
         try await storage.write { db in try client.insert(db) }
         return (id, secret)
     }
