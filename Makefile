@@ -5,7 +5,7 @@ DESTDIR ?=
 APP_ID := io.github.halodesk.HaloDesk
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all setup build release run test test-postgres check stress fuzz format lint validate bench install uninstall clean
+.PHONY: all setup build release run test test-postgres check stress fuzz mutate format lint validate bench install uninstall clean
 
 all: build
 
@@ -80,6 +80,12 @@ lint:
 fuzz: build
 	HALO_FUZZ_SECONDS=$${HALO_FUZZ_SECONDS:-120} HALO_FUZZ_SEED=$${HALO_FUZZ_SEED:-random} \
 		swift test --skip-build --disable-swift-testing --filter HaloServerTests.ServerFuzzTests
+
+## mutate: the mutation catalog (Tests/Mutations/catalog.tsv): each entry's bug put into a scratch copy
+## (.build-mutate, its own .build), rebuilt, its named tests run; fails naming every survivor and every entry
+## whose text is gone. MUTATE_ONLY=id,id runs some; MUTATE_SAMPLE=8 MUTATE_SEED=<hash> a deterministic sample
+mutate: setup
+	@python3 scripts/mutate.py
 
 ## bench: the speed figures the issues ask for, each against its floor (see README)
 bench: setup
