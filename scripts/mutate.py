@@ -107,7 +107,9 @@ def choose(entries):
     only = os.environ.get("MUTATE_ONLY", "").strip()
     if only:
         wanted = [w.strip() for w in only.split(",") if w.strip()]
-        chosen = [e for e in entries if any(e.id == w or re.fullmatch(w, e.id) for w in wanted)]
+        # In the order MUTATE_ONLY names them (catalog order within one pattern).
+        rank = lambda e: next((i for i, w in enumerate(wanted) if e.id == w or re.fullmatch(w, e.id)), None)
+        chosen = sorted((e for e in entries if rank(e) is not None), key=rank)
         if not chosen:
             sys.exit(f"mutate: MUTATE_ONLY={only} names no entry of {CATALOG}")
         return chosen

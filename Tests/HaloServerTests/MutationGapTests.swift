@@ -1,7 +1,8 @@
 import Foundation
 import HaloContentStore
-import HaloServer
 import XCTest
+
+@testable import HaloServer
 
 /// Issue 47's mutation catalog (Tests/Mutations/catalog.tsv) found rules no test pinned: each test
 /// here was written against an entry that survived, and fails with it.
@@ -75,5 +76,53 @@ final class MutationGapTests: XCTestCase {
         let longName = try await save(.object([six: ["x"]]), user)
         XCTAssertTrue(assertEnvelope(longName, status: 400).contains("A reference list name is longer than 5 characters"))
         try await assertRevision(user, 1)
+    }
+}
+
+/// `LoginThrottle`: a successful login clears its account's failures, wherever the next attempts
+/// come from (the existing test retries from the address that succeeded, which is then a known
+/// device with a lock of its own, so it passed without the reset). Entry `login-success-resets`.
+final class LoginThrottleGapTests: XCTestCase {
+    func testASuccessClearsTheAccountsFailuresForEveryAddress() async throws {
+        let throttle = LoginThrottle(settings: .init(), now: { 1000 })
+        let alice = LoginThrottle.Account.user(email: "alice@example.com")
+        func attempt(from address: String, succeeds: Bool) async throws {
+            let attempt = try await throttle.begin(alice, address: address)
+            try await throttle.finish(attempt, outcome: succeeds)
+        }
+        for _ in 0..<4 { try await attempt(from: "10.0.0.1", succeeds: false) }
+        try await attempt(from: "10.0.0.2", succeeds: true)
+        // From a third address (not a known device), the account has its five failures again.
+        for index in 0..<5 {
+            do { try await attempt(from: "10.0.0.3", succeeds: false) } catch {
+                XCTFail("failure \(index + 1) after the success was refused: \(error)")
+            }
+        }
+        do {
+            try await attempt(from: "10.0.0.3", succeeds: false)
+            XCTFail("the sixth failure in a row is refused")
+        } catch let error as APIError {
+            XCTAssertEqual(error.status, .tooManyRequests)
+        }
+    }
+}
+
+/// A user token's rights are its user's: a non-editor signing in through an editor app client
+/// (the password grant with that client's credentials) gets no edit rights from the client.
+/// Entry `auth-user-editor-flag`.
+final class EditRightsGapTests: XCTestCase {
+    func testANonEditorSigningInThroughAnEditorClientCannotEdit() async throws {
+        let server = try await TestServer.start()
+        let editorClient = try await server.admin.addClient(name: "Editor app", editor: true)
+        try await server.admin.addUser(email: "reader@example.com", password: "secret-password")
+        let granted = try await server.call(
+            "POST", "/api/oauth/token?_user",
+            body: .form([
+                ("grant_type", "password"), ("username", "reader@example.com"), ("password", "secret-password"),
+                ("client_id", editorClient.clientId), ("client_secret", editorClient.clientSecret),
+            ]))
+        let user = try XCTUnwrap(granted.json["access_token"]?.stringValue, String(decoding: granted.data, as: UTF8.self))
+        assertEnvelope(try await server.call("GET", "/api/push/schedule", token: user), status: 403)
+        await server.stop()
     }
 }
