@@ -215,8 +215,17 @@ final class HashingExecutorTests: XCTestCase {
         let executor = HashingExecutor(width: 1)
         let order = LoginThrottleTests.Locked<[String]>([])
         let gate = LoginThrottleTests.Locked(false)
-        // Occupy the only thread until every job is queued.
-        let blocker = Task { await executor.run { while !gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) } } }
+        // Occupy the only thread until every job is queued. The jobs are made only once the blocker
+        // runs: a task started first may still be scheduled later, and a guess that ran before the
+        // blocker would leave fewer than four queued forever.
+        let blockerRuns = LoginThrottleTests.Locked(false)
+        let blocker = Task {
+            await executor.run {
+                blockerRuns.withLock { $0 = true }
+                while !gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+            }
+        }
+        while !blockerRuns.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         var tasks: [Task<Void, Never>] = []
         for index in 0..<4 {
             tasks.append(Task { await executor.run(.untrusted) { order.withLock { $0.append("guess\(index)") } } })
